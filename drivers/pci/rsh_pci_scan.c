@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "pci" backend driver: device-string match, probe (identity checks,
+ * then VFIO -> UIO -> direct as reference/rshim-host-interface.md §2.6),
+ * the MMIO ops table, and discovery with libpci.
+ *
+ * Facts: reference/rshim-host-interface.md §1.1 (IDs), §1.2 (BAR0 sizes),
+ * §1.9 (BF1 drain), §2.1 (mode selection), §2.6 (fallback).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pci/pci.h>
+#include <rte_common.h>
+
+#define RSH_LOGTYPE rsh_logtype_vfio
+#include "rsh_log.h"
+#include "rsh_pci_mmio.h"
+#include "rsh_pci_priv.h"
+
+/* One known device ID, §1.1. */
+struct rsh_pci_id {
+	uint16_t device_id;
+	enum rsh_gen gen;
+	bool livefish;
+};
+
+static const struct rsh_pci_id rsh_pci_ids[] = {
+	{ 0xC2D2, RSH_GEN_BF1, false },
+	{ 0xC2D3, RSH_GEN_BF2, false },
+	{ 0xC2D4, RSH_GEN_BF3, false }, /* older FW / "BlueField3-Lx" (PR #85) */
+	{ 0xC2D5, RSH_GEN_BF3, false },
+	{ 0x0211, RSH_GEN_BF1, true },
+	{ 0x0214, RSH_GEN_BF2, true },
+	{ 0x021C, RSH_GEN_BF3, true },
+};
+
+/* Generation of an rshim device ID (RSH_GEN_NONE if not one). */
+enum rsh_gen
+rsh_pci_id_gen(uint16_t device_id, bool *livefish)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(rsh_pci_ids); i++) {
+		if (rsh_pci_ids[i].device_id == device_id) {
+			*livefish = rsh_pci_ids[i].livefish;
+			return rsh_pci_ids[i].gen;
+		}
+	}
+	*livefish = false;
+	return RSH_GEN_NONE;
+}
+
+/* Smallest BAR0 a generation needs, §1.2. */
+uint64_t
+rsh_pci_min_bar(enum rsh_gen gen)
+{
+	return gen == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 : RSH_BAR0_SIZE_BF12;
+}
+
+/* ops: one register read. */
+static uint64_t
+rsh_pci_read64(struct rsh_backend *be, uint32_t off)
+{
+	return rsh_pci_rd((struct rsh_pci_dev *)be, off);
+}
+
+/* ops: one register write. */
+static void
+rsh_pci_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+{
+	rsh_pci_wr((struct rsh_pci_dev *)be, off, v);
+}
+
+/* ops: n posted writes to one FIFO data register. One rte_io_wmb() first
+ * orders the whole burst after the caller's earlier stores (the words and
+ * the status read that granted the credit); inside the burst writes to one
+ * device register stay in program order, so relaxed writes suffice. */
+static void
+rsh_pci_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+		   unsigned int n)
+{
+	struct rsh_pci_dev *pd = (struct rsh_pci_dev *)be;
+	unsigned int i;
+
+	if (n == 0 || !rsh_pci_in_bar(pd, off))
+		return;
+	rte_io_wmb();
+	for (i = 0; i < n; i++) {
+		rte_write64_relaxed(w[i], pd->bar + off);
+		rsh_pci_bf1_drain(pd);
+	}
+	pd->be.stats.writes += n;
+}
+
+/* ops: n pops of one FIFO data register. Relaxed reads inside the burst;
+ * one rte_io_rmb() after it so no later load of the caller is ordered
+ * before the popped words arrived. */
+static void
+rsh_pci_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+		  unsigned int n)
+{
+	struct rsh_pci_dev *pd = (struct rsh_pci_dev *)be;
+	unsigned int i;
+
+	if (!rsh_pci_in_bar(pd, off)) {
+		for (i = 0; i < n; i++)
+			w[i] = UINT64_MAX;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		w[i] = rte_read64_relaxed(pd->bar + off);
+	rte_io_rmb();
+	pd->be.stats.reads += n;
+	pd->posted = 0;
+}
+
+/* The unmap function of each mapping mode. */
+static void (*const rsh_pci_unmap_fn[RSH_PCI_MAP_COUNT])
+	(struct rsh_pci_dev *) = {
+	[RSH_PCI_MAP_VFIO] = rsh_vfio_unmap,
+	[RSH_PCI_MAP_UIO] = rsh_uio_unmap,
+	[RSH_PCI_MAP_DIRECT] = rsh_direct_unmap,
+};
+
+/* ops: unmap and free. */
+static void
+rsh_pci_close(struct rsh_backend *be)
+{
+	struct rsh_pci_dev *pd = (struct rsh_pci_dev *)be;
+
+	if (pd == NULL)
+		return;
+	rsh_pci_unmap_fn[pd->mapping](pd);
+	free(pd);
+}
+
+static const struct rsh_backend_ops rsh_pci_ops = {
+	.read64 = rsh_pci_read64,
+	.write64 = rsh_pci_write64,
+	.write_fifo = rsh_pci_write_fifo,
+	.read_fifo = rsh_pci_read_fifo,
+	.close = rsh_pci_close,
+};
+
+static struct rsh_backend_driver rsh_pci_driver;
+
+/* match: any PCI address form. */
+static int
+rsh_pci_match(const char *devstr)
+{
+	char bdf[RSH_PCI_BDF_LEN];
+
+	return rsh_pci_addr_parse(devstr, bdf) == 0;
+}
+
+/* Check vendor/device (§1.1) and fill gen; --force-id accepts others. */
+static int
+rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
+{
+	unsigned long ven = 0, dev = 0;
+	uint64_t sz = 0;
+	bool lf;
+
+	if (rsh_pci_read_ulong(pd->dir, "vendor", &ven) < 0 ||
+	    rsh_pci_read_ulong(pd->dir, "device", &dev) < 0) {
+		rsh_err_set("%s: cannot read vendor/device in %s; device gone? "
+			    "(check lspci)", pd->be.name, pd->dir);
+		return -ENODEV;
+	}
+	pd->device_id = (uint16_t)dev;
+	pd->be.gen = ven == RSH_PCI_VENDOR ? rsh_pci_id_gen(dev, &lf) :
+					     RSH_GEN_NONE;
+	if (pd->be.gen != RSH_GEN_NONE && lf) {
+		rsh_err_set("%s: %s in livefish mode (device 15b3:%04lx, no "
+			    "NIC firmware): not supported; flash the NIC "
+			    "firmware (mlxfwmanager) first", pd->be.name,
+			    rsh_gen_name(pd->be.gen), dev);
+		return -ENODEV;
+	}
+	if (pd->be.gen != RSH_GEN_NONE)
+		return 0;
+	if (opts == NULL || !opts->force_id) {
+		rsh_err_set("%s: not an rshim function (vendor 0x%04lx device "
+			    "0x%04lx); pick the BlueField rshim function "
+			    "(rshim-pmd-app --list) or use --force-id to "
+			    "override", pd->be.name, ven, dev);
+		return -ENODEV;
+	}
+	/* Forced: guess the generation from the BAR size, §1.2. */
+	rsh_pci_res0_size(pd->dir, &sz);
+	pd->be.gen = sz >= RSH_BAR0_SIZE_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2;
+	RSH_DEV_LOG(WARNING, &pd->be, "--force-id: IDs %04lx:%04lx treated "
+		    "as %s", ven, dev, rsh_gen_name(pd->be.gen));
+	return 0;
+}
+
+/* Revision from config offset 8 (§1.1), else the "revision" file. */
+static void
+rsh_pci_read_rev(struct rsh_pci_dev *pd)
+{
+	char path[PATH_MAX];
+	unsigned long rev = 0;
+	uint8_t b;
+	int fd;
+
+	rsh_pci_fmt(path, sizeof(path), "%s/config", pd->dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &b, 1, RSH_PCI_REV_OFF) == 1) {
+		pd->be.revision = b;
+	} else if (rsh_pci_read_ulong(pd->dir, "revision", &rev) == 0) {
+		pd->be.revision = (uint8_t)rev;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Refuse a BAR0 below the generation's size, §1.2. */
+int
+rsh_pci_check_bar(struct rsh_pci_dev *pd, uint64_t size)
+{
+	if (size >= pd->min_bar)
+		return 0;
+	rsh_err_set("%s: BAR0 is %" PRIu64 " KiB but %s needs %" PRIu64
+		    " KiB; this is not the rshim function (try the .1/.2 "
+		    "function of the DPU, see rshim-pmd-app --list)",
+		    pd->be.name, size >> 10, rsh_gen_name(pd->be.gen),
+		    pd->min_bar >> 10);
+	return -ENODEV;
+}
+
+/* Create the device object and run the identity checks. */
+static int
+rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
+		struct rsh_pci_dev **out)
+{
+	struct rsh_pci_dev *pd;
+	struct rsh_regmap map;
+	struct stat st;
+	uint64_t sz = 0;
+	int rc;
+
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return -ENOMEM;
+	pd->res_fd = pd->uio_fd = pd->container_fd = pd->group_fd = -1;
+	pd->dev_fd = pd->irq_fd = pd->cfg_fd = -1;
+	pd->be.ops = &rsh_pci_ops;
+	pd->be.drv = &rsh_pci_driver;
+	rsh_pci_fmt(pd->be.name, sizeof(pd->be.name), "%s", bdf);
+	rsh_pci_fmt(pd->root, sizeof(pd->root), "%s", rsh_pci_root(opts));
+	rsh_pci_fmt(pd->dir, sizeof(pd->dir), "%s/bus/pci/devices/%s",
+		 pd->root, bdf);
+	rc = -ENODEV;
+	if (stat(pd->dir, &st) < 0) {
+		rsh_err_set("%s: no such PCI address (not in %s/bus/pci/"
+			    "devices); list rshim functions with "
+			    "rshim-pmd-app --list or lspci -d 15b3:", bdf,
+			    pd->root);
+		goto err;
+	}
+	rc = rsh_pci_check_id(pd, opts);
+	if (rc < 0)
+		goto err;
+	rsh_pci_read_rev(pd);
+	pd->min_bar = rsh_pci_min_bar(pd->be.gen);
+	if (rsh_pci_res0_size(pd->dir, &sz) == 0) {
+		rc = rsh_pci_check_bar(pd, sz);
+		if (rc < 0)
+			goto err;
+	}
+	if (rsh_regmap_init(&map, pd->be.gen) == 0)
+		pd->drain_off = map.off[RSH_FABRIC_DIM];
+	if (rsh_pci_link_base(pd->dir, "driver", pd->kdrv,
+			      sizeof(pd->kdrv)) < 0)
+		pd->kdrv[0] = '\0';
+	*out = pd;
+	return 0;
+err:
+	free(pd);
+	return rc;
+}
+
+static const char *const rsh_pci_map_names[RSH_PCI_MAP_COUNT] = {
+	"vfio", "uio", "direct",
+};
+
+static int (*const rsh_pci_map_fn[RSH_PCI_MAP_COUNT])(struct rsh_pci_dev *) = {
+	rsh_vfio_map, rsh_uio_map, rsh_direct_map,
+};
+
+/* Bound to a driver no mapping mode can use: name it and the fix, §3. */
+static bool
+rsh_pci_foreign_driver(struct rsh_pci_dev *pd)
+{
+	if (pd->kdrv[0] == '\0' || strcmp(pd->kdrv, RSH_PCI_DRV_VFIO) == 0 ||
+	    strcmp(pd->kdrv, RSH_PCI_DRV_UIO) == 0)
+		return false;
+	rsh_err_set("%s: bound to %s; run: dpdk-devbind.py -b vfio-pci %s",
+		    pd->be.name, pd->kdrv, pd->be.name);
+	return true;
+}
+
+/* Map with the forced mode, or VFIO -> UIO -> direct (§2.6). The first
+ * failure's message is kept: it names the fix for the preferred mode. */
+static int
+rsh_pci_map_any(struct rsh_pci_dev *pd, const char *mapping)
+{
+	char first[256] = "";
+	int i, rc, rc0 = 0;
+
+	for (i = 0; i < RSH_PCI_MAP_COUNT; i++) {
+		if (mapping != NULL && strcmp(mapping, rsh_pci_map_names[i]))
+			continue;
+		pd->mapping = i;
+		rc = rsh_pci_map_fn[i](pd);
+		if (rc == 0) {
+			if (first[0] != '\0')
+				RSH_DEV_LOG(NOTICE, &pd->be, "using %s mapping;"
+					    " VFIO not used: %s",
+					    rsh_pci_map_names[i], first);
+			return 0;
+		}
+		if (first[0] == '\0') {
+			rsh_pci_fmt(first, sizeof(first), "%s", rsh_last_error());
+			rc0 = rc;
+		}
+		RSH_DEV_LOG(DEBUG, &pd->be, "%s: %s", rsh_pci_map_names[i],
+			    rsh_last_error());
+	}
+	if (rc0 == 0) {
+		rsh_err_set("%s: unknown mapping '%s'; use vfio, uio or "
+			    "direct", pd->be.name, mapping);
+		return -EINVAL;
+	}
+	rsh_err_set("%s", first);
+	return rc0;
+}
+
+/* probe: open and map one rshim function. */
+static int
+rsh_pci_probe(const char *devstr, const struct rsh_open_opts *opts,
+	      struct rsh_backend **out)
+{
+	char bdf[RSH_PCI_BDF_LEN];
+	struct rsh_pci_dev *pd;
+	int rc;
+
+	if (rsh_pci_addr_parse(devstr, bdf) < 0) {
+		rsh_err_set("%s: not a PCI address; use 0000:03:00.2, 03:00.2 "
+			    "or pcie-0000:03:00.2", devstr ? devstr : "(null)");
+		return -EINVAL;
+	}
+	rc = rsh_pci_dev_new(bdf, opts, &pd);
+	if (rc < 0)
+		return rc;
+	rc = -EBUSY;
+	if (rsh_pci_foreign_driver(pd))
+		goto err;
+	rc = rsh_pci_map_any(pd, opts != NULL ? opts->mapping : NULL);
+	if (rc < 0)
+		goto err;
+	pd->be.bar_size = pd->bar_len;
+	RSH_DEV_LOG(INFO, &pd->be, "%s rev %u, BAR0 0x%zx, %s mapping",
+		    rsh_gen_name(pd->be.gen), pd->be.revision, pd->bar_len,
+		    rsh_pci_map_names[pd->mapping]);
+	*out = &pd->be;
+	return 0;
+err:
+	free(pd);
+	return rc;
+}
+
+/* Set when libpci reports a fatal error during a scan. */
+static __thread jmp_buf *rsh_pci_scan_jmp;
+
+/* libpci error callback: log and unwind the scan (libpci would exit). */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+rsh_pci_lib_error(char *msg, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(line, sizeof(line), msg, ap);
+	va_end(ap);
+	RSH_LOG(ERR, "libpci: %s", line);
+	longjmp(*rsh_pci_scan_jmp, 1);
+}
+
+/* libpci warning/debug callback: drop. */
+static void __attribute__((format(printf, 1, 2)))
+rsh_pci_lib_quiet(char *msg __rte_unused, ...)
+{
+}
+
+/* "8.0 GT/s PCIe" -> "8.0GT/s" (first word). */
+static void
+rsh_pci_speed(const char *dir, const char *file, char *buf, size_t len)
+{
+	char s[64], *sp;
+
+	if (rsh_pci_read_str(dir, file, s, sizeof(s)) < 0)
+		rsh_pci_fmt(s, sizeof(s), "?");
+	sp = strchr(s, ' ');
+	if (sp != NULL && strncmp(sp, " GT/s", 5) == 0)
+		memmove(sp, sp + 1, strlen(sp));
+	sp = strchr(s, ' ');
+	if (sp != NULL)
+		*sp = '\0';
+	rsh_pci_fmt(buf, len, "%s", s);
+}
+
+/* Link "cur/max speed xW" and whether it trained below its maximum. */
+static bool
+rsh_pci_link(const char *dir, char *buf, size_t len)
+{
+	char cs[32], ms[32];
+	unsigned long cw = 0, mw = 0;
+
+	rsh_pci_speed(dir, "current_link_speed", cs, sizeof(cs));
+	rsh_pci_speed(dir, "max_link_speed", ms, sizeof(ms));
+	rsh_pci_read_ulong(dir, "current_link_width", &cw);
+	rsh_pci_read_ulong(dir, "max_link_width", &mw);
+	rsh_pci_fmt(buf, len, "%s/%s x%lu/x%lu", cs, ms, cw, mw);
+	return strcmp(cs, ms) != 0 || cw < mw;
+}
+
+/* Fill one scan entry from libpci and sysfs. */
+static void
+rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
+		  bool lf, struct rsh_dev_info *inf)
+{
+	char dir[PATH_MAX], link[96], drv[64] = "", grp[16] = "none";
+	const char *s;
+	bool slow;
+
+	memset(inf, 0, sizeof(*inf));
+	rsh_pci_fmt(inf->name, sizeof(inf->name), "%04x:%02x:%02x.%u",
+		 d->domain, d->bus, d->dev, d->func);
+	rsh_pci_fmt(inf->driver, sizeof(inf->driver), "pci");
+	rsh_pci_fmt(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, inf->name);
+	inf->gen = gen;
+	inf->revision = d->rev_id;
+	inf->bar_size = d->size[0];
+	if (inf->bar_size == 0)
+		rsh_pci_res0_size(dir, &inf->bar_size);
+	inf->supported = !lf && inf->bar_size >= rsh_pci_min_bar(gen);
+	/* libpci 3.9 leaves these empty on some trees: sysfs links first. */
+	s = pci_get_string_property(d, PCI_FILL_DRIVER);
+	if (rsh_pci_link_base(dir, "driver", drv, sizeof(drv)) < 0)
+		rsh_pci_fmt(drv, sizeof(drv), "%s", s != NULL ? s : "none");
+	s = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
+	if (rsh_pci_link_base(dir, "iommu_group", grp, sizeof(grp)) < 0 &&
+	    s != NULL)
+		rsh_pci_fmt(grp, sizeof(grp), "%s", s);
+	slow = rsh_pci_link(dir, link, sizeof(link));
+	rsh_pci_fmt(inf->detail, sizeof(inf->detail),
+		 "driver=%s iommu_group=%s numa=%d link=%s%s%s%s", drv, grp,
+		 d->numa_node, link, slow ? " DEGRADED" : "",
+		 lf ? " livefish(unsupported)" : "",
+		 !lf && !inf->supported ? " BAR0-too-small" : "");
+}
+
+/* Walk libpci's device list; returns how many rshim functions it saw. */
+static int
+rsh_pci_scan_list(const char *root, struct pci_access *acc,
+		  struct rsh_dev_info *info, unsigned int max)
+{
+	struct pci_dev *d;
+	enum rsh_gen gen;
+	int n = 0;
+	bool lf;
+
+	for (d = acc->devices; d != NULL; d = d->next) {
+		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_SIZES |
+			      PCI_FILL_CLASS_EXT | PCI_FILL_NUMA_NODE |
+			      PCI_FILL_IOMMU_GROUP | PCI_FILL_DRIVER);
+		if (d->vendor_id != RSH_PCI_VENDOR)
+			continue;
+		gen = rsh_pci_id_gen(d->device_id, &lf);
+		if (gen == RSH_GEN_NONE)
+			continue;
+		if ((unsigned int)n < max)
+			rsh_pci_info_fill(root, d, gen, lf, &info[n]);
+		n++;
+	}
+	return n;
+}
+
+/* scan: every rshim function under <root>/bus/pci (libpci sysfs). */
+static int
+rsh_pci_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
+	     unsigned int max)
+{
+	const char *root = rsh_pci_root(opts);
+	char path[PATH_MAX], devs[PATH_MAX + 16];
+	struct pci_access *acc;
+	jmp_buf jb;
+	volatile int n = 0;
+
+	rsh_pci_fmt(path, sizeof(path), "%s/bus/pci", root);
+	rsh_pci_fmt(devs, sizeof(devs), "%s/devices", path);
+	if (access(devs, R_OK | X_OK) < 0)
+		return 0; /* no PCI bus in this root (container): nothing */
+	acc = pci_alloc();
+	if (acc == NULL)
+		return -ENOMEM;
+	acc->method = PCI_ACCESS_SYS_BUS_PCI;
+	acc->error = rsh_pci_lib_error;
+	acc->warning = rsh_pci_lib_quiet;
+	acc->debug = rsh_pci_lib_quiet;
+	pci_set_param(acc, "sysfs.path", path);
+	rsh_pci_scan_jmp = &jb;
+	if (setjmp(jb) == 0) {
+		pci_init(acc);
+		pci_scan_bus(acc);
+		n = rsh_pci_scan_list(root, acc, info, max);
+	} else {
+		n = -EIO;
+	}
+	rsh_pci_scan_jmp = NULL;
+	pci_cleanup(acc);
+	return n;
+}
+
+static struct rsh_backend_driver rsh_pci_driver = {
+	.name = "pci",
+	.match = rsh_pci_match,
+	.probe = rsh_pci_probe,
+	.scan = rsh_pci_scan,
+};
+
+RSH_BACKEND_REGISTER(rsh_pci_driver);

@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The emulated BlueField rshim function: the register file, the backend
+ * ops and the "sim" backend driver.
+ *
+ * Offsets come only from the core's table (rsh_regmap_init); a reverse
+ * lookup turns a BAR offset back into a table register to find its side
+ * effects. Registers outside the table are plain 64-bit storage (reads of
+ * never-written ones return 0). Facts: reference/rshim-host-interface.md
+ * §1.3-§1.5, §3, §5.6, §10; dpu-side-tmfifo.md §1, §6, §7, §8.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+
+#define RSH_LOGTYPE rsh_logtype_sim
+#include "rsh_log.h"
+#include "rsh_sim_priv.h"
+
+/* FABRIC_DIM must read non-zero; rshim -c takes (v & 0xFF) == 0x22 as
+ * BF1/BF2 (§1.4). 0x33 on BF3 is the emulator's choice. */
+#define RSH_SIM_FABRIC_DIM_BF12 0x22ull
+#define RSH_SIM_FABRIC_DIM_BF3 0x33ull
+/* UPTIME rate: 200 MHz on BF3 (§1.5); BF1/BF2 use the same rate
+ * (inferred: the reference gives no rate for them). */
+#define RSH_SIM_UPTIME_HZ RSH_UPTIME_HZ_BF3
+/* TM FIFO CTL reset value: MAX_ENTRIES 256, HWM 128, LWM 128
+ * (dpu-side-tmfifo.md §1.2). */
+#define RSH_SIM_TM_CTL_RESET \
+	((uint64_t)RSH_TM_FIFO_SIZE << RSH_TM_CTL__MAX_ENTRIES_SHIFT | \
+	 128ull << RSH_TM_CTL__HWM_SHIFT | 128ull)
+#define RSH_SIM_TM_CTL_RW 0xFFFFull /* LWM and HWM are writable */
+
+static const struct rsh_backend_ops rsh_sim_ops;
+static struct rsh_backend_driver rsh_sim_drv;
+
+/* Outcome of the checks every access goes through first. */
+enum rsh_sim_gate {
+	RSH_SIM_OPEN,
+	RSH_SIM_BAD,   /* outside the BAR or unaligned */
+	RSH_SIM_GONE,  /* surprise removal: all-ones */
+	RSH_SIM_RESET, /* in the reset window: 0xBAD00ACCE55 */
+};
+
+/* Reverse-lookup slot of a BAR offset. */
+static unsigned int
+rsh_sim_lut_slot(uint32_t off)
+{
+	return ((off >> 3) * 0x9E3779B1u) >> 26;
+}
+
+/* Build the BAR offset → register lookup from the core's table. */
+static int
+rsh_sim_lut_build(struct rsh_sim *sim)
+{
+	unsigned int r, s;
+
+	RTE_BUILD_BUG_ON(RSH_SIM_LUT_SLOTS != 64 ||
+			 RSH_REG_COUNT * 2 > RSH_SIM_LUT_SLOTS);
+	for (r = 0; r < RSH_REG_COUNT; r++) {
+		s = rsh_sim_lut_slot(sim->map.off[r]);
+		while (sim->lut[s].reg1 != 0) {
+			if (sim->lut[s].off == sim->map.off[r])
+				return -EINVAL; /* two registers, one offset */
+			s = (s + 1) % RSH_SIM_LUT_SLOTS;
+		}
+		sim->lut[s].off = sim->map.off[r];
+		sim->lut[s].reg1 = (uint8_t)(r + 1);
+	}
+	return 0;
+}
+
+/* Table register at a BAR offset, or -1 for plain storage. */
+static int
+rsh_sim_lut_find(const struct rsh_sim *sim, uint32_t off)
+{
+	unsigned int s = rsh_sim_lut_slot(off);
+
+	while (sim->lut[s].reg1 != 0) {
+		if (sim->lut[s].off == off)
+			return sim->lut[s].reg1 - 1;
+		s = (s + 1) % RSH_SIM_LUT_SLOTS;
+	}
+	return -1;
+}
+
+/* Checks before any access; the consumer catches up first (it may fire a
+ * gone@ fault that this very access then sees). */
+static enum rsh_sim_gate
+rsh_sim_gate(struct rsh_sim *sim, uint32_t off, unsigned int n, uint64_t now)
+{
+	if (off >= sim->be.bar_size || (off & 7) != 0) {
+		RSH_SIM_ST_ADD(sim, bad_accesses, n);
+		return RSH_SIM_BAD;
+	}
+	if (sim->gone)
+		return RSH_SIM_GONE;
+	if (now < sim->reset_until)
+		return RSH_SIM_RESET;
+	rsh_sim_boot_advance(sim, now);
+	return sim->gone ? RSH_SIM_GONE : RSH_SIM_OPEN;
+}
+
+/* Value a read gets when the gate is closed (§1.4). */
+static uint64_t
+rsh_sim_gate_val(struct rsh_sim *sim, enum rsh_sim_gate g, unsigned int n)
+{
+	if (g == RSH_SIM_RESET) {
+		RSH_SIM_ST_ADD(sim, reset_reads, n);
+		return RSH_BAD_ACCESS1;
+	}
+	return RSH_ALL_ONES;
+}
+
+/* TSC cycles into UPTIME cycles. */
+static uint64_t
+rsh_sim_uptime(const struct rsh_sim *sim, uint64_t cyc)
+{
+	return (uint64_t)((unsigned __int128)cyc * RSH_SIM_UPTIME_HZ / sim->hz);
+}
+
+/* TM FIFO CTL registers to their reset value (§1.2). */
+static void
+rsh_sim_tm_reset(struct rsh_sim *sim)
+{
+	rsh_sim_fifo_clear(&sim->htt);
+	rsh_sim_fifo_clear(&sim->tth);
+	*rsh_sim_reg(sim, RSH_TM_HOST_TO_TILE_CTL) = RSH_SIM_TM_CTL_RESET;
+	*rsh_sim_reg(sim, RSH_TM_TILE_TO_HOST_CTL) = RSH_SIM_TM_CTL_RESET;
+}
+
+/* ARM reset by the key (§3.2 step 6, §10 item 3): a window of bad reads,
+ * boot FIFO and TM FIFOs cleared, boot ROM restarted. Scratchpads, the
+ * semaphore and the scratch log survive: they are rshim registers, not
+ * ARM state (emulator choice). */
+static void
+rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
+{
+	RSH_SIM_ST_ADD(sim, resets, 1);
+	sim->reset_tsc = now;
+	sim->reset_until = now + sim->resetwin_cyc;
+	rsh_sim_fifo_clear(&sim->boot);
+	rsh_sim_tm_reset(sim);
+	rsh_sim_boot_restart(sim, sim->reset_until);
+	if (sim->arm != NULL && sim->arm->arm_reset != NULL)
+		sim->arm->arm_reset(sim);
+	RSH_DEV_LOG(DEBUG, &sim->be, "ARM reset, boot mode %u",
+		    (unsigned int)(*rsh_sim_reg(sim, RSH_BOOT_CONTROL) &
+				   RSH_BOOT_CONTROL__MODE_MASK));
+}
+
+/*
+ * RESET_CONTROL write: the key 0xCA710001 in bits 31:0 resets the ARM
+ * (bits 63:32 are stored as written). With bit 32 DISABLE set in the
+ * written value the key does nothing except set bit 33 REQ_PND: the reset
+ * is deferred (inferred from §3.2 "can make the ARM reset be deferred";
+ * the emulator never carries it out later).
+ */
+static void
+rsh_sim_reset_write(struct rsh_sim *sim, uint64_t v, uint64_t now)
+{
+	uint64_t *m = rsh_sim_reg(sim, RSH_RESET_CONTROL);
+
+	if ((v & RSH_RESET_CONTROL__KEY_MASK) != RSH_RESET_CONTROL__KEY) {
+		*m = v;
+		return;
+	}
+	*m = v & ~RSH_RESET_CONTROL__KEY_MASK;
+	if ((v & RSH_RESET_CONTROL__DISABLE_MASK) != 0) {
+		*m |= RSH_RESET_CONTROL__REQ_PND_MASK;
+		return;
+	}
+	rsh_sim_reset(sim, now);
+}
+
+/* Let the ARM-side peer run before a TM FIFO access. */
+static void
+rsh_sim_arm_poll(struct rsh_sim *sim, uint64_t now)
+{
+	if (sim->arm != NULL && sim->arm->arm_poll != NULL)
+		sim->arm->arm_poll(sim, now);
+}
+
+/* TM FIFO register reads (dpu-side-tmfifo.md §1.2). The host cannot pop
+ * HOST_TO_TILE: its DATA reads 0 with no state change (inferred). */
+static uint64_t
+rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
+{
+	uint64_t v;
+
+	rsh_sim_arm_poll(sim, now);
+	switch (reg) {
+	case RSH_TM_HOST_TO_TILE_STS:
+		return sim->htt.count & RSH_TM_STS__COUNT_MASK;
+	case RSH_TM_TILE_TO_HOST_STS:
+		return sim->tth.count & RSH_TM_STS__COUNT_MASK;
+	case RSH_TM_TILE_TO_HOST_DATA:
+		if (rsh_sim_fifo_pop(&sim->tth, &v, 1) == 1)
+			return v;
+		RSH_SIM_ST_ADD(sim, tth_empty_reads, 1);
+		return RSH_ALL_ONES; /* empty: no state change */
+	case RSH_TM_HOST_TO_TILE_DATA:
+		return 0;
+	default: /* CTL */
+		return *rsh_sim_reg(sim, reg);
+	}
+}
+
+/* TM FIFO register writes: DATA to a full HOST_TO_TILE is dropped, only
+ * LWM/HWM of CTL are writable, STS and TILE_TO_HOST DATA are read-only. */
+static void
+rsh_sim_tm_write(struct rsh_sim *sim, int reg, uint64_t v, uint64_t now)
+{
+	uint64_t *m = rsh_sim_reg(sim, reg);
+
+	rsh_sim_arm_poll(sim, now);
+	switch (reg) {
+	case RSH_TM_HOST_TO_TILE_DATA:
+		if (rsh_sim_fifo_push(&sim->htt, &v, 1) == 0)
+			RSH_SIM_ST_ADD(sim, htt_overflows, 1);
+		return;
+	case RSH_TM_HOST_TO_TILE_CTL:
+	case RSH_TM_TILE_TO_HOST_CTL:
+		*m = (*m & ~RSH_SIM_TM_CTL_RW) | (v & RSH_SIM_TM_CTL_RW);
+		return;
+	default:
+		return;
+	}
+}
+
+/* True for the six TM FIFO registers. */
+static bool
+rsh_sim_is_tm(int reg)
+{
+	return reg >= RSH_TM_HOST_TO_TILE_DATA && reg <= RSH_TM_TILE_TO_HOST_CTL;
+}
+
+/* One read of an open register. */
+static uint64_t
+rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
+{
+	uint64_t *m = &sim->mem[off >> 3];
+	uint64_t v = 0;
+
+	if (rsh_sim_is_tm(reg))
+		return rsh_sim_tm_read(sim, reg, now);
+	switch (reg) {
+	case RSH_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§6.1) */
+		rsh_sim_fifo_pop(&sim->boot, &v, 1);
+		return v;
+	case RSH_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
+		return sim->boot.count & RSH_BOOT_FIFO_COUNT__MASK;
+	case RSH_SEMAPHORE0: /* read returns the old value and takes it */
+		v = *m;
+		*m = 1;
+		return v;
+	case RSH_SCRATCH_BUF_CTL:
+		return sim->log_ptr & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+	case RSH_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
+		v = sim->log[sim->log_ptr];
+		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		return v;
+	case RSH_UPTIME:
+		return rsh_sim_uptime(sim, now - sim->reset_tsc);
+	case RSH_UPTIME_POR:
+		return rsh_sim_uptime(sim, now - sim->por_tsc);
+	default:
+		return *m;
+	}
+}
+
+/* One write of an open register. */
+static void
+rsh_sim_reg_write(struct rsh_sim *sim, int reg, uint32_t off, uint64_t v,
+		  uint64_t now)
+{
+	uint64_t *m = &sim->mem[off >> 3];
+
+	if (rsh_sim_is_tm(reg))
+		return rsh_sim_tm_write(sim, reg, v, now);
+	switch (reg) {
+	case RSH_BOOT_FIFO_DATA:
+		return rsh_sim_boot_write(sim, &v, 1, now);
+	case RSH_BOOT_FIFO_COUNT:
+	case RSH_FABRIC_DIM:
+	case RSH_UPTIME:
+	case RSH_UPTIME_POR:
+		return; /* read-only */
+	case RSH_RESET_CONTROL:
+		return rsh_sim_reset_write(sim, v, now);
+	case RSH_BOOT_CONTROL:
+		*m = v;
+		RSH_SIM_ST_SET(sim, boot_control, v);
+		return;
+	case RSH_SEMAPHORE0: /* write 0 releases */
+		*m = v != 0;
+		if (v == 0)
+			rsh_sim_log_flush(sim);
+		return;
+	case RSH_SCRATCH_BUF_CTL: /* sets the read/write pointer */
+		sim->log_ptr = v & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		return;
+	case RSH_SCRATCH_BUF_DAT:
+		sim->log[sim->log_ptr] = v;
+		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		return;
+	case RSH_ARM_WDG_CONTROL_WCS:
+		*m = v;
+		RSH_SIM_ST_ADD(sim, wdog_writes, 1);
+		RSH_SIM_ST_SET(sim, wdog_last, v);
+		return;
+	default:
+		*m = v;
+	}
+}
+
+/* Count n MMIO operations (single writer, relaxed). */
+static void
+rsh_sim_count(uint64_t *ctr, unsigned int n)
+{
+	__atomic_store_n(ctr, *ctr + n, __ATOMIC_RELAXED);
+}
+
+/* backend op: one 64-bit read. */
+static uint64_t
+rsh_sim_read64(struct rsh_backend *be, uint32_t off)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint64_t now = rte_get_timer_cycles();
+	enum rsh_sim_gate g;
+
+	rsh_sim_count(&be->stats.reads, 1);
+	g = rsh_sim_gate(sim, off, 1, now);
+	if (g != RSH_SIM_OPEN)
+		return rsh_sim_gate_val(sim, g, 1);
+	return rsh_sim_reg_read(sim, rsh_sim_lut_find(sim, off), off, now);
+}
+
+/* backend op: one 64-bit write. */
+static void
+rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint64_t now = rte_get_timer_cycles();
+	enum rsh_sim_gate g;
+
+	rsh_sim_count(&be->stats.writes, 1);
+	g = rsh_sim_gate(sim, off, 1, now);
+	if (g == RSH_SIM_GONE || g == RSH_SIM_RESET)
+		RSH_SIM_ST_ADD(sim, ignored_writes, 1);
+	if (g != RSH_SIM_OPEN)
+		return;
+	rsh_sim_reg_write(sim, rsh_sim_lut_find(sim, off), off, v, now);
+}
+
+/* backend op: n writes to one FIFO data register (bursts on the fast
+ * paths, word by word for any other register). */
+static void
+rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+		   unsigned int n)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint64_t now = rte_get_timer_cycles();
+	enum rsh_sim_gate g;
+	unsigned int i, k;
+	int reg;
+
+	rsh_sim_count(&be->stats.writes, n);
+	g = rsh_sim_gate(sim, off, n, now);
+	if (g == RSH_SIM_GONE || g == RSH_SIM_RESET)
+		RSH_SIM_ST_ADD(sim, ignored_writes, n);
+	if (g != RSH_SIM_OPEN)
+		return;
+	reg = rsh_sim_lut_find(sim, off);
+	if (reg == RSH_BOOT_FIFO_DATA) {
+		rsh_sim_boot_write(sim, w, n, now);
+	} else if (reg == RSH_TM_HOST_TO_TILE_DATA) {
+		rsh_sim_arm_poll(sim, now);
+		k = rsh_sim_fifo_push(&sim->htt, w, n);
+		RSH_SIM_ST_ADD(sim, htt_overflows, n - k);
+	} else {
+		for (i = 0; i < n; i++)
+			rsh_sim_reg_write(sim, reg, off, w[i], now);
+	}
+}
+
+/* backend op: n reads (pops) of one FIFO data register. */
+static void
+rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+		  unsigned int n)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint64_t now = rte_get_timer_cycles();
+	enum rsh_sim_gate g;
+	unsigned int i, k;
+	int reg;
+
+	rsh_sim_count(&be->stats.reads, n);
+	g = rsh_sim_gate(sim, off, n, now);
+	if (g != RSH_SIM_OPEN) {
+		uint64_t v = rsh_sim_gate_val(sim, g, n);
+
+		for (i = 0; i < n; i++)
+			w[i] = v;
+		return;
+	}
+	reg = rsh_sim_lut_find(sim, off);
+	if (reg == RSH_TM_TILE_TO_HOST_DATA) {
+		rsh_sim_arm_poll(sim, now);
+		k = rsh_sim_fifo_pop(&sim->tth, w, n);
+		for (i = k; i < n; i++)
+			w[i] = RSH_ALL_ONES;
+		RSH_SIM_ST_ADD(sim, tth_empty_reads, n - k);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		w[i] = rsh_sim_reg_read(sim, reg, off, now);
+}
+
+/* backend op: free the device. */
+static void
+rsh_sim_close(struct rsh_backend *be)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	if (sim == NULL)
+		return;
+	if (sim->arm != NULL && sim->arm->arm_close != NULL)
+		sim->arm->arm_close(sim);
+	free(sim->mem);
+	free(sim);
+}
+
+static const struct rsh_backend_ops rsh_sim_ops = {
+	.read64 = rsh_sim_read64,
+	.write64 = rsh_sim_write64,
+	.write_fifo = rsh_sim_write_fifo,
+	.read_fifo = rsh_sim_read_fifo,
+	.close = rsh_sim_close,
+};
+
+/*
+ * Power-on state: FIFOs empty, reset values, boot mode from bootctl=.
+ * BOOT_CONTROL defaults to 1 (eMMC): the host writes 1 on every boot close
+ * (rshim-host-interface.md §3.4) and ATF sets it back to eMMC early in
+ * boot (dpu-side-tmfifo.md §6.2 step 4), so a running board reads 1
+ * (inferred; the reference gives no reset value).
+ */
+static void
+rsh_sim_power_on(struct rsh_sim *sim)
+{
+	uint64_t now = rte_get_timer_cycles();
+	bool bf3 = sim->cfg.gen == RSH_GEN_BF3;
+
+	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,
+		.cap = RSH_SIM_BOOT_DEPTH_MAX,
+		.depth = bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
+	sim->htt = (struct rsh_sim_fifo){ .w = sim->htt_w,
+		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
+	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,
+		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
+	sim->hz = rte_get_timer_hz();
+	sim->resetwin_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.resetwin_ns);
+	sim->por_tsc = sim->reset_tsc = sim->reset_until = now;
+	*rsh_sim_reg(sim, RSH_FABRIC_DIM) = bf3 ? RSH_SIM_FABRIC_DIM_BF3 :
+						  RSH_SIM_FABRIC_DIM_BF12;
+	*rsh_sim_reg(sim, RSH_BOOT_CONTROL) = sim->cfg.bootctl;
+	rsh_sim_tm_reset(sim);
+	rsh_sim_boot_restart(sim, now);
+}
+
+/* Fill the backend part the core reads. */
+static void
+rsh_sim_be_init(struct rsh_sim *sim, const char *devstr)
+{
+	struct rsh_backend *be = &sim->be;
+
+	be->ops = &rsh_sim_ops;
+	be->drv = &rsh_sim_drv;
+	snprintf(be->name, sizeof(be->name), "%s", devstr);
+	be->gen = sim->cfg.gen;
+	be->revision = sim->cfg.revision;
+	be->bar_size = sim->map.bar_size;
+	/* ms, rounded up; 0 asks the core for the generation default */
+	be->reset_delay_ms = (uint32_t)((sim->cfg.resetdelay_ns + 999999) /
+					1000000);
+}
+
+/* driver op: create an emulated device from its string. */
+static int
+rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
+	      struct rsh_backend **out)
+{
+	struct rsh_sim_cfg cfg;
+	struct rsh_sim *sim;
+	int rc;
+
+	RTE_SET_USED(opts);
+	rc = rsh_sim_args_parse(devstr, &cfg);
+	if (rc < 0)
+		return rc;
+	rc = -ENOMEM;
+	sim = calloc(1, sizeof(*sim));
+	if (sim == NULL)
+		goto fail;
+	sim->cfg = cfg;
+	rc = rsh_regmap_init(&sim->map, cfg.gen);
+	if (rc < 0)
+		goto fail_free;
+	rc = -ENOMEM;
+	sim->mem = calloc(sim->map.bar_size / 8, sizeof(uint64_t));
+	if (sim->mem == NULL)
+		goto fail_free;
+	rc = rsh_sim_lut_build(sim);
+	if (rc < 0)
+		goto fail_mem;
+	rsh_sim_be_init(sim, devstr);
+	rsh_sim_power_on(sim);
+	*out = &sim->be;
+	return 0;
+fail_mem:
+	free(sim->mem);
+fail_free:
+	free(sim);
+fail:
+	rsh_err_set("%s: cannot create the emulated device: %s", devstr,
+		    strerror(-rc));
+	return rc;
+}
+
+/* driver op: 1 for "sim:..." strings. */
+static int
+rsh_sim_match(const char *devstr)
+{
+	return devstr != NULL && strncmp(devstr, "sim:", 4) == 0;
+}
+
+/* driver op: list the three emulated generations. */
+static int
+rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
+	     unsigned int max)
+{
+	static const enum rsh_gen gens[] = { RSH_GEN_BF1, RSH_GEN_BF2,
+					     RSH_GEN_BF3 };
+	unsigned int i;
+
+	RTE_SET_USED(opts);
+	for (i = 0; i < RTE_DIM(gens) && i < max; i++) {
+		struct rsh_dev_info *d = &info[i];
+
+		memset(d, 0, sizeof(*d));
+		snprintf(d->name, sizeof(d->name), "sim:bf%d", (int)gens[i]);
+		snprintf(d->driver, sizeof(d->driver), "sim");
+		d->gen = gens[i];
+		d->revision = 1;
+		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 :
+						       RSH_BAR0_SIZE_BF12;
+		d->supported = true;
+		snprintf(d->detail, sizeof(d->detail),
+			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=",
+			 rsh_gen_name(gens[i]));
+	}
+	return (int)RTE_DIM(gens);
+}
+
+static struct rsh_backend_driver rsh_sim_drv = {
+	.name = "sim",
+	.match = rsh_sim_match,
+	.probe = rsh_sim_probe,
+	.scan = rsh_sim_scan,
+};
+
+RSH_BACKEND_REGISTER(rsh_sim_drv);
+
+/* The sim device behind a backend, NULL if it is not one. */
+static const struct rsh_sim *
+rsh_sim_of(const struct rsh_backend *be)
+{
+	if (be == NULL || be->ops != &rsh_sim_ops)
+		return NULL;
+	return (const struct rsh_sim *)be;
+}
+
+#define RSH_SIM_LD(f) (st->f = __atomic_load_n(&sim->st.f, __ATOMIC_RELAXED))
+
+/* Copy the counters (relaxed loads; any thread). */
+int
+rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st)
+{
+	const struct rsh_sim *sim = rsh_sim_of(be);
+
+	if (sim == NULL || st == NULL)
+		return -EINVAL;
+	RSH_SIM_LD(consumed_bytes); RSH_SIM_LD(hash);
+	RSH_SIM_LD(boot_overflows); RSH_SIM_LD(htt_overflows);
+	RSH_SIM_LD(tth_empty_reads); RSH_SIM_LD(bad_accesses);
+	RSH_SIM_LD(reset_reads); RSH_SIM_LD(ignored_writes);
+	RSH_SIM_LD(images_ok); RSH_SIM_LD(images_bad);
+	RSH_SIM_LD(trailing_bytes); RSH_SIM_LD(error_bytes);
+	RSH_SIM_LD(resets); RSH_SIM_LD(wdog_writes); RSH_SIM_LD(wdog_last);
+	RSH_SIM_LD(boot_control); RSH_SIM_LD(log_records);
+	RSH_SIM_LD(log_dropped); RSH_SIM_LD(stalls); RSH_SIM_LD(progress);
+	RSH_SIM_LD(booted); RSH_SIM_LD(stream_error); RSH_SIM_LD(gone);
+	return 0;
+}
+
+/* Copy kept trailing bytes from their start (acquire pairs with the
+ * release in the boot-ROM model). */
+size_t
+rsh_sim_bootfifo_read(const struct rsh_backend *be, void *buf, size_t len)
+{
+	const struct rsh_sim *sim = rsh_sim_of(be);
+	uint32_t have;
+
+	if (sim == NULL)
+		return 0;
+	have = __atomic_load_n(&sim->keep_len, __ATOMIC_ACQUIRE);
+	len = RTE_MIN(len, (size_t)have);
+	memcpy(buf, sim->keep, len);
+	return len;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The emulated BlueField rshim function ("sim:bf1|bf2|bf3"): what tests
+ * may look at from outside the backend. The device itself is opened
+ * through the backend driver named "sim" (rsh_backend_find("sim")->probe
+ * or rsh_dev_open("sim:bf3,...")).
+ *
+ * Threads: the counters are written only by the thread doing the MMIO
+ * (single writer, relaxed atomic stores) and may be read from any thread
+ * with rsh_sim_stats_get() (relaxed atomic loads).
+ */
+#ifndef RSH_SIM_H
+#define RSH_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rsh_backend;
+
+/*
+ * Boot progress codes the emulator's boot-ROM model writes into
+ * SCRATCHPAD3 bits 7:0. Emulator-defined: the reference names the field
+ * (rshim-host-interface.md §1.5) but not its values.
+ */
+#define RSH_SIM_PROG_POR 0x00     /**< power-on, nothing started */
+#define RSH_SIM_PROG_ROM 0x01     /**< reset with BOOT_CONTROL=0: waiting
+				    *   for the boot stream */
+#define RSH_SIM_PROG_LOADING 0x02 /**< first valid BFB header seen */
+#define RSH_SIM_PROG_READY 0x03   /**< last image verified: "DPU is ready" */
+#define RSH_SIM_PROG_EMMC 0x04    /**< reset with BOOT_CONTROL!=0: booted
+				    *   from eMMC, FIFO not read */
+#define RSH_SIM_PROG_ERROR 0xEE   /**< broken stream (magic/major/CRC) */
+
+/* Trailing bytes (after the last image) kept for rsh_sim_bootfifo_read. */
+#define RSH_SIM_BOOTFIFO_KEEP (64u * 1024u)
+
+/** Counters of one emulated device (boot counters restart at each reset). */
+struct rsh_sim_stats {
+	uint64_t consumed_bytes; /**< read by the boot-ROM model since reset */
+	uint64_t hash;           /**< rsh_sim_hash_words over those words */
+	uint64_t boot_overflows; /**< host words dropped: boot FIFO full */
+	uint64_t htt_overflows;  /**< host words dropped: HOST_TO_TILE full */
+	uint64_t tth_empty_reads;/**< host reads of an empty TILE_TO_HOST */
+	uint64_t bad_accesses;   /**< outside the BAR or unaligned */
+	uint64_t reset_reads;    /**< reads answered 0xBAD00ACCE55 (reset) */
+	uint64_t ignored_writes; /**< writes during reset or after "gone" */
+	uint64_t images_ok;      /**< images whose CRC matched */
+	uint64_t images_bad;     /**< images with a CRC mismatch */
+	uint64_t trailing_bytes; /**< consumed after the last image */
+	uint64_t error_bytes;    /**< consumed after a stream error */
+	uint64_t resets;         /**< accepted reset keys */
+	uint64_t wdog_writes;    /**< writes to ARM_WDG_CONTROL_WCS */
+	uint64_t wdog_last;      /**< last value written there */
+	uint64_t boot_control;   /**< last BOOT_CONTROL written by the host */
+	uint64_t log_records;    /**< scratch-log records written */
+	uint64_t log_dropped;    /**< records that did not fit */
+	uint64_t stalls;         /**< stall= faults fired */
+	uint8_t progress;        /**< RSH_SIM_PROG_* */
+	bool booted;             /**< "DPU is ready" since the last reset */
+	bool stream_error;       /**< bad magic / major / CRC seen */
+	bool gone;               /**< gone@ fired: all-ones from now on */
+};
+
+/**
+ * Copy the counters of an emulated device.
+ * @return 0, or -EINVAL when be is NULL or not a "sim" backend.
+ */
+int rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st);
+
+/**
+ * Copy the kept trailing bytes (the first RSH_SIM_BOOTFIFO_KEEP bytes
+ * consumed after the last image, as Linux's mlxbf-bootctl "bootfifo" file
+ * would hand them to the installer, dpu-side-tmfifo.md §6.5) from their
+ * start. A reset empties the buffer.
+ * @return bytes copied (0 when be is not a sim backend or nothing is kept).
+ */
+size_t rsh_sim_bootfifo_read(const struct rsh_backend *be, void *buf,
+			     size_t len);
+
+/* Start value of the boot-stream hash. */
+#define RSH_SIM_HASH_INIT 0xCBF29CE484222325ull
+
+/*
+ * Running hash of consumed 64-bit words (FNV-style multiply, rotated so
+ * that reordering changes the result). Tests hash a file padded to 8
+ * bytes with this to compare with rsh_sim_stats.hash.
+ */
+static inline uint64_t
+rsh_sim_hash_words(uint64_t h, const uint64_t *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ w[i]) * 0x100000001B3ull;
+		h = (h << 29) | (h >> 35);
+	}
+	return h;
+}
+
+#endif /* RSH_SIM_H */

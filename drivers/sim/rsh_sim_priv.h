@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals of the emulated rshim function, shared by its .c files:
+ * the device object, the FIFO rings, and the seams between the register
+ * file (rsh_sim.c), the boot-ROM model (rsh_sim_boot.c), the fault
+ * schedule (rsh_sim_fault.c), the option parser (rsh_sim_args.c) and the
+ * ARM-side tmfifo peer (rsh_sim_arm.c, later).
+ *
+ * Threads: every field is written by the one thread doing the MMIO (the
+ * backend ops are called from one thread at a time, rsh_backend.h); only
+ * the counters in "st" and the bootfifo cursor are read elsewhere.
+ */
+#ifndef RSH_SIM_PRIV_H
+#define RSH_SIM_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rsh_backend.h"
+#include "rsh_regs.h"
+#include "rsh_sim.h"
+
+#define RSH_SIM_STALLS_MAX 8
+#define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_REG_COUNT */
+#define RSH_SIM_BOOT_DEPTH_BF12 512u /* words, dpu-side-tmfifo.md §6.1 */
+#define RSH_SIM_BOOT_DEPTH_MAX 1024u /* BF3, same table */
+#define RSH_SIM_LOG_PEND_WORDS 64u   /* records waiting for SEMAPHORE0 */
+#define RSH_SIM_NO_OFFSET UINT64_MAX
+
+/* Scratch-log record fields, rshim-host-interface.md §5.6. */
+#define RSH_SIM_LOG_MOD_BL1 1u
+#define RSH_SIM_LOG_MOD_BL2 2u
+#define RSH_SIM_LOG_MOD_UEFI 5u
+#define RSH_SIM_LOG_TYPE_MSG 4u
+#define RSH_SIM_LOG_INFO 0u
+#define RSH_SIM_LOG_ERR 2u
+
+/* One stall= fault: stop consuming for dur_ns once offset bytes are read. */
+struct rsh_sim_stall {
+	uint64_t offset;
+	uint64_t dur_ns;
+};
+
+/* Parsed device string (rsh_sim_args.c). */
+struct rsh_sim_cfg {
+	enum rsh_gen gen;
+	uint64_t drain_bps;          /* bytes per second, 0 = unlimited */
+	struct rsh_sim_stall stall[RSH_SIM_STALLS_MAX]; /* sorted by offset */
+	unsigned int n_stalls;
+	uint64_t gone_offset;        /* RSH_SIM_NO_OFFSET = never */
+	uint64_t resetwin_ns;        /* bad-value window after the key */
+	uint64_t resetdelay_ns;      /* advertised in be->reset_delay_ms */
+	uint8_t revision;
+	uint8_t bootctl;             /* BOOT_CONTROL at power-on */
+};
+
+/* A word ring; cap is a power of two. */
+struct rsh_sim_fifo {
+	uint64_t *w;
+	uint32_t cap;   /* storage size, power of two */
+	uint32_t depth; /* accepted words (<= cap) */
+	uint32_t head;  /* next word to pop */
+	uint32_t count;
+};
+
+/* Forward-only BFB reader of the boot-ROM model, dpu-side-tmfifo.md §6.5. */
+enum rsh_sim_bfb_state {
+	RSH_SIM_BFB_HDR,   /* collecting a 3-word header */
+	RSH_SIM_BFB_SKIP,  /* extra header words (hdr_len > 3) */
+	RSH_SIM_BFB_DATA,  /* image data + padding, CRC'd */
+	RSH_SIM_BFB_TRAIL, /* after the last image: kept for "bootfifo" */
+	RSH_SIM_BFB_ERROR, /* broken stream: consume and count only */
+};
+
+struct rsh_sim_bfb {
+	enum rsh_sim_bfb_state st;
+	uint64_t hdr[3];
+	unsigned int hdr_n;
+	uint32_t skip_words;
+	uint64_t data_words;
+	uint32_t crc;
+	uint32_t img_crc;       /* CRC from the current header */
+	uint64_t img_following; /* following-images bitmap */
+	uint64_t img_offset;    /* stream offset of the current header */
+};
+
+/* Boot-ROM consumer timing (TSC virtual time) and fault schedule. */
+struct rsh_sim_consumer {
+	bool fifo_boot;      /* BOOT_CONTROL mode was 0 at the last reset */
+	uint64_t start;      /* TSC when the consumer may start (reset end) */
+	uint64_t seg_t0;     /* rate segment start (TSC) */
+	uint64_t seg_words;  /* words consumed in this segment */
+	uint64_t stall_until;/* TSC; consumer idle before this */
+	unsigned int next_stall;
+};
+
+struct rsh_sim;
+
+/* Hooks for the ARM-side tmfifo peer; NULL until rsh_sim_arm.c exists. */
+struct rsh_sim_arm_ops {
+	/* Called at every TM FIFO register access, before it takes effect. */
+	void (*arm_poll)(struct rsh_sim *sim, uint64_t now);
+	/* Called when the ARM is reset (TM FIFOs already cleared). */
+	void (*arm_reset)(struct rsh_sim *sim);
+	/* Called from close, before the device is freed. */
+	void (*arm_close)(struct rsh_sim *sim);
+};
+
+/* One emulated rshim function. */
+struct rsh_sim {
+	struct rsh_backend be; /* first: the core sees only this */
+	struct rsh_sim_cfg cfg;
+	struct rsh_regmap map;
+	uint64_t hz;           /* rte_get_timer_hz() at probe */
+	uint64_t *mem;         /* plain storage, bar_size / 8 words */
+	struct {
+		uint32_t off;
+		uint8_t reg1;  /* enum rsh_reg + 1, 0 = empty slot */
+	} lut[RSH_SIM_LUT_SLOTS];
+	/* Reset and time. */
+	uint64_t por_tsc;      /* power-on (probe) */
+	uint64_t reset_tsc;    /* last accepted reset key */
+	uint64_t reset_until;  /* reads are 0xBAD00ACCE55 before this */
+	uint64_t resetwin_cyc;
+	bool gone;
+	/* FIFOs. */
+	struct rsh_sim_fifo boot, htt, tth;
+	uint64_t boot_w[RSH_SIM_BOOT_DEPTH_MAX];
+	uint64_t htt_w[RSH_TM_FIFO_SIZE];
+	uint64_t tth_w[RSH_TM_FIFO_SIZE];
+	/* Boot-ROM model. */
+	struct rsh_sim_consumer cons;
+	struct rsh_sim_bfb bfb;
+	uint8_t keep[RSH_SIM_BOOTFIFO_KEEP];
+	uint32_t keep_len;     /* release store; read by bootfifo readers */
+	/* Scratch log, §5.6: one pointer for host reads and writes. */
+	uint64_t log[RSH_SCRATCH_BUF_WORDS];
+	uint32_t log_ptr;
+	uint64_t log_pend[RSH_SIM_LOG_PEND_WORDS];
+	uint32_t log_pend_n;
+	/* ARM-side peer. */
+	const struct rsh_sim_arm_ops *arm;
+	void *arm_priv;
+	bool arm_up;           /* ARM "running": booted or eMMC boot */
+	struct rsh_sim_stats st;
+};
+
+/* Single-writer counter update (readers use relaxed loads). */
+#define RSH_SIM_ST_ADD(sim, f, n) \
+	__atomic_store_n(&(sim)->st.f, (sim)->st.f + (n), __ATOMIC_RELAXED)
+#define RSH_SIM_ST_SET(sim, f, v) \
+	__atomic_store_n(&(sim)->st.f, (v), __ATOMIC_RELAXED)
+
+/* Nanoseconds into TSC cycles of this device. */
+static inline uint64_t
+rsh_sim_ns_to_cyc(const struct rsh_sim *sim, uint64_t ns)
+{
+	return (uint64_t)((unsigned __int128)ns * sim->hz / 1000000000u);
+}
+
+/* Plain storage of a table register. */
+static inline uint64_t *
+rsh_sim_reg(struct rsh_sim *sim, enum rsh_reg reg)
+{
+	return &sim->mem[sim->map.off[reg] >> 3];
+}
+
+/* Ring: push up to n words, return how many fit (<= depth - count). */
+static inline unsigned int
+rsh_sim_fifo_push(struct rsh_sim_fifo *f, const uint64_t *w, unsigned int n)
+{
+	uint32_t room = f->depth - f->count;
+	uint32_t tail = (f->head + f->count) & (f->cap - 1);
+	uint32_t first;
+
+	if (n > room)
+		n = room;
+	first = RTE_MIN(n, f->cap - tail);
+	memcpy(&f->w[tail], w, (size_t)first * 8);
+	memcpy(&f->w[0], w + first, (size_t)(n - first) * 8);
+	f->count += n;
+	return n;
+}
+
+/* Ring: pop up to n words into w, return how many were there. */
+static inline unsigned int
+rsh_sim_fifo_pop(struct rsh_sim_fifo *f, uint64_t *w, unsigned int n)
+{
+	uint32_t first;
+
+	if (n > f->count)
+		n = f->count;
+	first = RTE_MIN(n, f->cap - f->head);
+	memcpy(w, &f->w[f->head], (size_t)first * 8);
+	memcpy(w + first, &f->w[0], (size_t)(n - first) * 8);
+	f->head = (f->head + n) & (f->cap - 1);
+	f->count -= n;
+	return n;
+}
+
+/* Ring: the contiguous words at the head (for in-place consumption). */
+static inline unsigned int
+rsh_sim_fifo_peek(const struct rsh_sim_fifo *f, const uint64_t **w)
+{
+	*w = &f->w[f->head];
+	return RTE_MIN(f->count, f->cap - f->head);
+}
+
+/* Ring: drop n words at the head (n <= count). */
+static inline void
+rsh_sim_fifo_drop(struct rsh_sim_fifo *f, unsigned int n)
+{
+	f->head = (f->head + n) & (f->cap - 1);
+	f->count -= n;
+}
+
+/* Ring: forget everything. */
+static inline void
+rsh_sim_fifo_clear(struct rsh_sim_fifo *f)
+{
+	f->head = 0;
+	f->count = 0;
+}
+
+/* ---- For the ARM-side model (rsh_sim_arm.c) ---- */
+
+/* Pop up to n words the host wrote into HOST_TO_TILE; returns how many. */
+static inline unsigned int
+rsh_sim_htt_pop(struct rsh_sim *sim, uint64_t *w, unsigned int n)
+{
+	return rsh_sim_fifo_pop(&sim->htt, w, n);
+}
+
+/* Push up to n words into TILE_TO_HOST; returns how many fit. */
+static inline unsigned int
+rsh_sim_tth_push(struct rsh_sim *sim, const uint64_t *w, unsigned int n)
+{
+	return rsh_sim_fifo_push(&sim->tth, w, n);
+}
+
+/* Words waiting in HOST_TO_TILE / TILE_TO_HOST. */
+static inline unsigned int
+rsh_sim_htt_count(const struct rsh_sim *sim)
+{
+	return sim->htt.count;
+}
+
+static inline unsigned int
+rsh_sim_tth_count(const struct rsh_sim *sim)
+{
+	return sim->tth.count;
+}
+
+/* ---- rsh_sim_args.c ---- */
+
+/* Parse "sim:bfN[,opt...]"; -EINVAL with rsh_err_set() on any error. */
+int rsh_sim_args_parse(const char *devstr, struct rsh_sim_cfg *cfg);
+
+/* One line listing the options (for scan details and error messages). */
+extern const char rsh_sim_args_valid[];
+
+/* ---- rsh_sim_boot.c ---- */
+
+/* Restart the boot ROM after a reset (or power-on) that ends at start. */
+void rsh_sim_boot_restart(struct rsh_sim *sim, uint64_t start);
+
+/* Let the consumer catch up to now (called at every host access). */
+void rsh_sim_boot_advance(struct rsh_sim *sim, uint64_t now);
+
+/* Host writes of n words to BOOT_FIFO_DATA (drops counted). */
+void rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w,
+			unsigned int n, uint64_t now);
+
+/* Queue one MSG record for the scratch log; text <= 120 chars. */
+void rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module,
+		     unsigned int level, const char *text, bool has_arg,
+		     uint32_t arg);
+
+/* Move queued records into the log while SEMAPHORE0 is free. */
+void rsh_sim_log_flush(struct rsh_sim *sim);
+
+/* ---- rsh_sim_fault.c ---- */
+
+/* Arm the fault schedule at the start of a boot stream. */
+void rsh_sim_fault_restart(struct rsh_sim *sim);
+
+/* Words the consumer may take before the next fault offset. */
+uint64_t rsh_sim_fault_limit(const struct rsh_sim *sim);
+
+/* Fire the faults whose offset was reached at TSC t. */
+void rsh_sim_fault_fire(struct rsh_sim *sim, uint64_t t);
+
+#endif /* RSH_SIM_PRIV_H */

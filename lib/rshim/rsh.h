@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * rshim-pmd public API: the only header applications include.
+ *
+ * A device (struct rsh_dev) is opened from a device string: a PCI address
+ * ("0000:03:00.2", "03:00.2", "pcie-0000:03:00.2") or an emulated
+ * BlueField ("sim:bf3,drain=200M"). A poller (struct rsh_poller) owns the
+ * hardware of its devices from one lcore and moves data; applications talk
+ * to it only through the objects below (rings inside).
+ *
+ * Errors: functions returning int give 0 or a negative errno; after a
+ * failure rsh_last_error() holds one line that names what is wrong and what
+ * to do.
+ */
+#ifndef RSH_H
+#define RSH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rsh_regs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RSH_DEV_NAME_MAX 64
+
+/** MMIO operation counters of one backend. */
+struct rsh_mmio_stats {
+	uint64_t reads;
+	uint64_t writes;
+};
+
+/** Options for opening (and scanning for) devices. */
+struct rsh_open_opts {
+	/** Stands for /sys (tests, containers); NULL = "/sys". */
+	const char *sysfs_root;
+	/** Accept a PCI function whose IDs are not an rshim function. */
+	bool force_id;
+	/** "vfio", "uio", "direct" or NULL for the fallback order. */
+	const char *mapping;
+};
+
+/** One device found by rsh_dev_scan(). */
+struct rsh_dev_info {
+	char name[RSH_DEV_NAME_MAX]; /**< device string to pass to open */
+	char driver[32];             /**< backend ("sim", "pci") */
+	enum rsh_gen gen;
+	uint8_t revision;
+	uint64_t bar_size;
+	bool supported;              /**< false: e.g. livefish, BAR too small */
+	char detail[192];            /**< bound driver, IOMMU group, NUMA, link */
+};
+
+struct rsh_dev;
+struct rsh_poller;
+struct rsh_boot;
+
+/** The calling thread's last one-line error message ("" if none). */
+const char *rsh_last_error(void);
+
+/**
+ * Open a device.
+ * @return 0; -EINVAL bad device string or option; -ENODEV no such device or
+ *   not a BlueField rshim function; -EACCES/-EPERM permission; -EBUSY owned
+ *   or bound elsewhere; -ETIMEDOUT the device did not become reachable.
+ */
+int rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
+		 struct rsh_dev **out);
+
+/**
+ * Check that some backend accepts the device string (no device access;
+ * usable before EAL is initialised).
+ * @return 0, or -EINVAL with rsh_last_error() naming the valid forms.
+ */
+int rsh_dev_check(const char *devstr);
+
+/** Close a device (it must not be attached to a running poller). */
+void rsh_dev_close(struct rsh_dev *dev);
+
+/** Device name as given by its backend. */
+const char *rsh_dev_name(const struct rsh_dev *dev);
+
+/** Backend driver name ("sim", "pci"). */
+const char *rsh_dev_driver(const struct rsh_dev *dev);
+
+/** BlueField generation. */
+enum rsh_gen rsh_dev_gen(const struct rsh_dev *dev);
+
+/** Copy of the backend's MMIO counters. */
+void rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
+
+/**
+ * Read / write one register by table name (control path; takes the device
+ * mutex; never while a boot push owns the device).
+ * @return 0; -ENODEV all-ones read (device gone); -EIO a "not reachable"
+ *   pattern (device in reset); -EBUSY a push is running.
+ */
+int rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val);
+int rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val);
+
+/**
+ * List devices of every backend. Emulated devices are listed only when
+ * include_sim is set.
+ * @return the number found (may exceed max; only max are filled), or a
+ *   negative errno.
+ */
+int rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
+		 struct rsh_dev_info *info, unsigned int max);
+
+/** Poll policy, DESIGN.md "Threads and rings". */
+struct rsh_poll_opts {
+	bool busy_poll;          /**< never back off */
+	uint32_t idle_spin_us;   /**< spin this long idle before backing off */
+	uint32_t max_sleep_us;   /**< back-off ceiling */
+};
+
+/** Fill defaults: spin 200 us, ceiling 1000 us, no busy poll. */
+void rsh_poll_opts_default(struct rsh_poll_opts *o);
+
+/**
+ * Create a poller. It runs on a worker lcore if one is free, else on a
+ * control thread (one notice). @return 0, -ENOMEM.
+ */
+int rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out);
+
+/** Attach a device (before rsh_poller_start). @return 0, -EBUSY, -ENOSPC. */
+int rsh_poller_add(struct rsh_poller *p, struct rsh_dev *dev);
+
+/** Start polling. @return 0, -EALREADY, -ENOTSUP (no lcore, no thread). */
+int rsh_poller_start(struct rsh_poller *p);
+
+/** Stop polling and wait for the poll loop to return. */
+void rsh_poller_stop(struct rsh_poller *p);
+
+/** Stop (if running) and free. Devices stay open. */
+void rsh_poller_destroy(struct rsh_poller *p);
+
+/** Run one poll-loop pass on the calling thread (tests). @return work done. */
+unsigned int rsh_poller_run_once(struct rsh_poller *p);
+
+/** CPU seconds used by the poll loop thread so far. */
+double rsh_poller_cpu_seconds(const struct rsh_poller *p);
+
+/** How the boot engine refills the FIFO. */
+enum rsh_boot_policy {
+	RSH_BOOT_POLICY_CREDIT = 0, /**< rshim-pmd: credit-based, rate aware */
+	RSH_BOOT_POLICY_REFERENCE,  /**< the reference daemon (§3.3): 16 KiB
+				      *   synchronous hand-offs, 1 ms sleep
+				      *   whenever the FIFO is full */
+};
+
+/** Boot push options. */
+struct rsh_boot_opts {
+	uint64_t stall_timeout_ms; /**< no FIFO progress this long: -ETIMEDOUT
+				     *   (default 300000) */
+	int64_t reset_delay_ms;    /**< after the reset key; <0 = device
+				     *   default (BF3 3 s, BF1/BF2 5 s, plus
+				     *   0.5 s, or what the backend says) */
+	bool skip_reset;           /**< BOOT_RESET_SKIP: no BOOT_CONTROL=0, no
+				     *   reset key */
+	enum rsh_boot_policy policy;
+	/** Non-zero cancels the reset delay of rsh_boot_open() (e.g. set by
+	 *  a SIGINT handler); read with relaxed atomics. May be NULL. */
+	const int *cancel_flag;
+};
+
+/** Fill defaults. */
+void rsh_boot_opts_default(struct rsh_boot_opts *o);
+
+/** Boot push counters (copied out; written by the poll lcore). */
+struct rsh_boot_stats {
+	uint64_t bytes_queued;   /**< handed to the poll lcore */
+	uint64_t bytes_pushed;   /**< written into the boot FIFO */
+	uint64_t words_pushed;
+	uint64_t fifo_full_waits;/**< times the FIFO had no room */
+	uint64_t stalls;         /**< no progress for >= 100 ms */
+	uint64_t stall_ns;       /**< total time spent in those stalls */
+	uint64_t sleeps;         /**< back-off sleeps of the poll lcore */
+	uint64_t elapsed_ns;     /**< since the stream started */
+	struct rsh_mmio_stats mmio; /**< MMIO during the push only */
+};
+
+/**
+ * Start a boot push: BOOT_CONTROL=0, ARM watchdog disable, reset key
+ * (read-modify-write), reset delay, then hand the device to the poller.
+ * The poller must be attached to dev and running.
+ * @return 0; -EBUSY a push is already running; -ENODEV/-EIO device gone or
+ *   unreachable after reset; -ENOMEM.
+ */
+int rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
+		  const struct rsh_boot_opts *opts, struct rsh_boot **out);
+
+/**
+ * Queue bytes for the boot FIFO (copied into hugepage chunks; blocks while
+ * every chunk is in flight, with the stall deadline).
+ * @return 0, or the push's error: -ETIMEDOUT, -ENODEV, -EIO, -ECANCELED.
+ */
+int rsh_boot_write(struct rsh_boot *b, const void *buf, size_t len);
+
+/**
+ * Read up to max bytes of a file descriptor straight into chunks (no extra
+ * copy), so file I/O overlaps the MMIO stream.
+ * @return bytes read (0 at end of file), or a negative errno: the push's
+ *   error, or -errno of read(2).
+ */
+ssize_t rsh_boot_write_fd(struct rsh_boot *b, int fd, size_t max);
+
+/**
+ * No more input: zero-pad the tail to 8 bytes and queue it (§3.4).
+ * @return 0 or the push's error.
+ */
+int rsh_boot_end_input(struct rsh_boot *b);
+
+/**
+ * The push's state: 1 finished (every word in the FIFO, or failed),
+ * 0 running, or the negative errno it failed with.
+ */
+int rsh_boot_state(const struct rsh_boot *b);
+
+/** Ask the push to stop (async-signal-safe). */
+void rsh_boot_cancel(struct rsh_boot *b);
+
+/** Current counters. */
+void rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st);
+
+/**
+ * Finish: zero-pad and queue the tail, wait until every word is in the
+ * FIFO, write BOOT_CONTROL=1 (also after an error or a cancel), free.
+ * @return 0 or the push's error (-ETIMEDOUT, -ENODEV, -EIO, -ECANCELED).
+ */
+int rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats);
+
+/** One decoded record of the rshim scratch log (§5.6). */
+struct rsh_log_rec {
+	unsigned int module; /**< 0 MISC, 1 BL1, 2 BL2, 3 BL2R, 4 BL31, 5 UEFI, 6 PSC */
+	unsigned int type;   /**< 1 PANIC, 2 EXCEPTION, 4 MSG */
+	unsigned int level;  /**< 0 INFO, 1 WARN, 2 ERR, 3 ASSERT */
+	char text[160];      /**< " INFO[UEFI]: DPU is ready" */
+};
+
+/**
+ * Read the scratch log under SEMAPHORE0 (§5.6). clear_on_read rewinds the
+ * index to 0 afterwards.
+ * @return number of records filled (≤ max), -ETIMEDOUT semaphore not
+ *   acquired in 3 s, -ENODEV/-EIO device gone/unreachable, -EBUSY push running.
+ */
+int rsh_log_read(struct rsh_dev *dev, bool clear_on_read,
+		 struct rsh_log_rec *recs, unsigned int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* TM FIFO console and network channels. */
+#include "rsh_tmfifo_api.h"
+
+#endif /* RSH_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The backend seam: every register access of the core goes through this
+ * ops table, so the core never knows whether it talks to silicon or to the
+ * emulator. Backends (drivers/pci, drivers/sim) register a driver at load
+ * time; the core picks one by the device string.
+ *
+ * Offsets passed to the ops are BAR0 offsets already decoded by the core's
+ * register table (rsh_regs.h); backends never decode channels.
+ */
+#ifndef RSH_BACKEND_H
+#define RSH_BACKEND_H
+
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+
+#include "rsh.h"
+#include "rsh_regs.h"
+
+struct rsh_backend;
+
+/* Register access operations, called from one thread at a time. */
+struct rsh_backend_ops {
+	uint64_t (*read64)(struct rsh_backend *be, uint32_t bar_off);
+	void (*write64)(struct rsh_backend *be, uint32_t bar_off, uint64_t v);
+	/* n posted writes of consecutive words to ONE FIFO data register */
+	void (*write_fifo)(struct rsh_backend *be, uint32_t bar_off,
+			   const uint64_t *w, unsigned int n);
+	/* n reads (pops) of ONE FIFO data register */
+	void (*read_fifo)(struct rsh_backend *be, uint32_t bar_off,
+			  uint64_t *w, unsigned int n);
+	void (*close)(struct rsh_backend *be);
+};
+
+/*
+ * A probed device. Embedded first in each backend's private struct.
+ * Written by the backend's probe; stats written by whichever thread does
+ * the MMIO (the poll lcore while a job runs, the control path otherwise).
+ */
+struct rsh_backend {
+	const struct rsh_backend_ops *ops;
+	const struct rsh_backend_driver *drv;
+	char name[RSH_DEV_NAME_MAX]; /* "sim:bf3", "0000:03:00.2" */
+	enum rsh_gen gen;
+	uint8_t revision;
+	uint64_t bar_size;
+	/* Reset delay this device needs, ms; 0 = the generation default. */
+	uint32_t reset_delay_ms;
+	struct rsh_mmio_stats stats; /* every backend counts its MMIO */
+};
+
+/* A backend driver: matches device strings and probes devices. */
+struct rsh_backend_driver {
+	const char *name; /* "sim", "pci" */
+	/* 1 when this driver handles the device string. */
+	int (*match)(const char *devstr);
+	/*
+	 * Open the device. On failure return a negative errno and set the
+	 * one-line message with rsh_err_set().
+	 */
+	int (*probe)(const char *devstr, const struct rsh_open_opts *opts,
+		     struct rsh_backend **out);
+	/* Optional: fill up to max entries, return how many were found. */
+	int (*scan)(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
+		    unsigned int max);
+	TAILQ_ENTRY(rsh_backend_driver) next;
+};
+
+/** Add a backend driver (called from a constructor). */
+void rsh_backend_register(struct rsh_backend_driver *drv);
+
+/** Driver by name, NULL when absent. */
+const struct rsh_backend_driver *rsh_backend_find(const char *name);
+
+#define RSH_BACKEND_REGISTER(drv) \
+	RTE_INIT(rsh_backend_init_##drv) { rsh_backend_register(&(drv)); }
+
+/** Record the one-line error message of the calling thread (printf-like). */
+void rsh_err_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* RSH_BACKEND_H */

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boot engine, control side: the open sequence (reference
+ * rshim-host-interface.md §3.2), the chunk pipeline from the main lcore to
+ * the poll lcore, and close (§3.4). The poll-lcore side is rsh_boot_poll.c.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#define RSH_LOGTYPE rsh_logtype_boot
+#include "rsh_boot_priv.h"
+#include "rsh_log.h"
+
+/* §3.2 step 7: 0.5 s with the device held, then the reset delay. */
+#define RSH_BOOT_RESET_GUARD_MS 500u
+#define RSH_BOOT_RESET_DELAY_BF3_MS 3000u
+#define RSH_BOOT_RESET_DELAY_BF12_MS 5000u
+/* How long the rshim may stay unreachable after the reset delay. */
+#define RSH_BOOT_REACH_TIMEOUT_MS 2000u
+
+/* Defaults for a push. */
+void
+rsh_boot_opts_default(struct rsh_boot_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->stall_timeout_ms = 300000;
+	o->reset_delay_ms = -1;
+	o->policy = RSH_BOOT_POLICY_CREDIT;
+}
+
+/* Milliseconds to cycles. */
+static uint64_t
+rsh_ms_to_cycles(uint64_t ms)
+{
+	return ms * rte_get_timer_hz() / 1000;
+}
+
+/* Sleep on the control path (never while data moves). */
+static void
+rsh_boot_ctl_sleep_us(unsigned int us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* True when the caller asked to cancel through opts->cancel_flag. */
+static bool
+rsh_boot_opts_cancelled(const struct rsh_boot_opts *o)
+{
+	return o->cancel_flag != NULL &&
+	       __atomic_load_n(o->cancel_flag, __ATOMIC_RELAXED) != 0;
+}
+
+/* The reset delay for this device: option, backend hint, or §3.2 default. */
+static uint64_t
+rsh_boot_reset_delay_ms(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
+{
+	if (o->reset_delay_ms >= 0)
+		return o->reset_delay_ms;
+	if (dev->be->reset_delay_ms != 0)
+		return dev->be->reset_delay_ms;
+	return RSH_BOOT_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
+		RSH_BOOT_RESET_DELAY_BF3_MS : RSH_BOOT_RESET_DELAY_BF12_MS);
+}
+
+/* Name the errno of a bad read for the user. */
+static int
+rsh_boot_bad_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
+{
+	int rc = rsh_dev_val_err(v);
+
+	if (rc == -ENODEV)
+		rsh_err_set("%s: %s reads all-ones: the device is gone (surprise removal or link down); check lspci and the PCIe link",
+			    dev->name, rsh_reg_name(reg));
+	else
+		rsh_err_set("%s: %s reads 0x%" PRIx64 ": the rshim is not reachable (held in reset?)",
+			    dev->name, rsh_reg_name(reg), v);
+	return rc;
+}
+
+/* Wait for FABRIC_DIM to read sane again after the reset, with a deadline. */
+static int
+rsh_boot_wait_reachable(struct rsh_dev *dev, const struct rsh_boot_opts *o,
+			uint64_t delay_ms)
+{
+	uint64_t start = rte_get_timer_cycles();
+	uint64_t until = start + rsh_ms_to_cycles(delay_ms);
+	uint64_t deadline = until + rsh_ms_to_cycles(RSH_BOOT_REACH_TIMEOUT_MS);
+	uint64_t v;
+
+	/* The reset delay itself: keep checking for a cancel. */
+	while (rte_get_timer_cycles() < until) {
+		if (rsh_boot_opts_cancelled(o)) {
+			rsh_err_set("%s: boot push cancelled during the reset delay", dev->name);
+			return -ECANCELED;
+		}
+		rsh_boot_ctl_sleep_us(1000);
+	}
+	for (;;) {
+		v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
+		if (v != 0 && !rsh_reg_val_is_bad(v))
+			return 0;
+		if (v == RSH_ALL_ONES || rte_get_timer_cycles() > deadline)
+			break;
+		rsh_boot_ctl_sleep_us(1000);
+	}
+	if (v == RSH_ALL_ONES)
+		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
+	rsh_err_set("%s: the rshim did not come back within %u ms after the ARM reset (FABRIC_DIM 0x%" PRIx64 "); try a longer --reset-delay",
+		    dev->name, RSH_BOOT_REACH_TIMEOUT_MS, v);
+	return -ETIMEDOUT;
+}
+
+/*
+ * §3.2 steps 3-7: BOOT_CONTROL=0, ARM watchdog off, reset key written
+ * read-modify-write into bits 31:0, reset delay. BOOT_CONTROL is restored
+ * to 1 by the caller on failure.
+ */
+static int
+rsh_boot_reset_seq(struct rsh_dev *dev, const struct rsh_boot_opts *o)
+{
+	uint64_t v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
+
+	if (v == 0 || rsh_reg_val_is_bad(v)) {
+		if (v == 0) {
+			rsh_err_set("%s: FABRIC_DIM reads 0: the rshim is not ready", dev->name);
+			return -EIO;
+		}
+		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
+	}
+	if (o->skip_reset)
+		return 0;
+	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
+	/* On BF3 this reaches WDOG1 at BAR 0x40000 (rsh_regs.c). */
+	rsh_dev_wr(dev, RSH_ARM_WDG_CONTROL_WCS, 0);
+	v = rsh_dev_rd(dev, RSH_RESET_CONTROL);
+	if (rsh_reg_val_is_bad(v))
+		return rsh_boot_bad_read(dev, RSH_RESET_CONTROL, v);
+	v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
+	rsh_dev_wr(dev, RSH_RESET_CONTROL, v);
+	return rsh_boot_wait_reachable(dev, o, rsh_boot_reset_delay_ms(dev, o));
+}
+
+/* Allocate the chunk pool and the hand-off ring. */
+static int
+rsh_boot_alloc_pipe(struct rsh_boot *b)
+{
+	static uint32_t seq;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t id = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	unsigned int sp_sc = RING_F_SP_ENQ | RING_F_SC_DEQ;
+
+	b->chunk_bytes = b->opts.policy == RSH_BOOT_POLICY_REFERENCE ?
+			 RSH_BOOT_REF_CHUNK : RSH_BOOT_CHUNK;
+	snprintf(name, sizeof(name), "rsh_boot_mp%u", id);
+	/* Hugepage-backed when EAL has hugepages; plain memory on --no-huge. */
+	b->pool = rte_mempool_create(name, RSH_BOOT_NCHUNKS,
+				     sizeof(struct rsh_boot_chunk) + RSH_BOOT_CHUNK,
+				     0, 0, NULL, NULL, NULL, NULL,
+				     SOCKET_ID_ANY, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (b->pool == NULL)
+		goto err;
+	snprintf(name, sizeof(name), "rsh_boot_r%u", id);
+	b->to_poll = rte_ring_create(name, rte_align32pow2(RSH_BOOT_NCHUNKS + 1),
+				     SOCKET_ID_ANY, sp_sc);
+	if (b->to_poll == NULL)
+		goto err;
+	return 0;
+err:
+	rsh_err_set("%s: cannot allocate %u boot chunks of %u KiB: %s (reserve hugepages or give EAL more memory with -m)",
+		    b->dev->name, RSH_BOOT_NCHUNKS, RSH_BOOT_CHUNK / 1024,
+		    rte_strerror(rte_errno));
+	rte_mempool_free(b->pool);
+	return -ENOMEM;
+}
+
+/* Free the pipeline. */
+static void
+rsh_boot_free(struct rsh_boot *b)
+{
+	rte_ring_free(b->to_poll);
+	rte_mempool_free(b->pool);
+	free(b);
+}
+
+/* Open a push: reset sequence, pipeline, hand the device to the poller. */
+int
+rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
+	      const struct rsh_boot_opts *opts, struct rsh_boot **out)
+{
+	struct rsh_boot *b;
+	int rc;
+
+	if (dev->poller != p || p == NULL || !rsh_poller_running(p)) {
+		rsh_err_set("%s: the device is not attached to a running poller", dev->name);
+		return -EINVAL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return -ENOMEM;
+	b->dev = dev;
+	if (opts != NULL)
+		b->opts = *opts;
+	else
+		rsh_boot_opts_default(&b->opts);
+	if (b->opts.stall_timeout_ms == 0)
+		b->opts.stall_timeout_ms = 300000;
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		rsh_err_set("%s: a boot push is already running", dev->name);
+		rc = -EBUSY;
+		goto err_unlock;
+	}
+	rc = rsh_boot_alloc_pipe(b);
+	if (rc < 0)
+		goto err_unlock;
+	rc = rsh_boot_reset_seq(dev, &b->opts);
+	if (rc < 0)
+		goto err_restore;
+	rsh_dev_mmio_stats(dev, &b->mmio_start);
+	b->start_tsc = rte_get_timer_cycles();
+	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
+	b->last_progress = b->start_tsc;
+	/* Pairs with the acquire load in rsh_boot_poll(): the job is complete. */
+	__atomic_store_n(&dev->boot, b, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&dev->ctl_lock);
+	*out = b;
+	return 0;
+err_restore:
+	/* §3.4: BOOT_CONTROL=1 on every exit path. */
+	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
+	rte_ring_free(b->to_poll);
+	rte_mempool_free(b->pool);
+err_unlock:
+	pthread_mutex_unlock(&dev->ctl_lock);
+	free(b);
+	return rc;
+}
+
+/* The push's status: 0 while fine, else the poll lcore's error. */
+static int
+rsh_boot_status(const struct rsh_boot *b)
+{
+	return __atomic_load_n(&b->status, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Wait for a free chunk. The main lcore is not the data path: it naps
+ * with a growing step (50 us .. 1 ms) while all chunks are in flight.
+ */
+static int
+rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
+{
+	unsigned int nap = 50;
+	void *obj;
+	int rc;
+
+	while (rte_mempool_get(b->pool, &obj) != 0) {
+		rc = rsh_boot_status(b);
+		if (rc < 0)
+			return rc;
+		rsh_boot_ctl_sleep_us(nap);
+		nap = RTE_MIN(nap * 2, 1000u);
+	}
+	*c = obj;
+	(*c)->len = 0;
+	return 0;
+}
+
+/* Wait until the poll lcore consumed every queued chunk (reference policy). */
+static int
+rsh_boot_wait_drained(struct rsh_boot *b)
+{
+	while (__atomic_load_n(&b->chunks_done, __ATOMIC_ACQUIRE) != b->chunks_queued) {
+		int rc = rsh_boot_status(b);
+
+		if (rc < 0)
+			return rc;
+		/* Stands in for the reference's thread hand-off wake-up. */
+		rsh_boot_ctl_sleep_us(1);
+	}
+	return 0;
+}
+
+/* Hand the filled chunk to the poll lcore. */
+static int
+rsh_boot_flush(struct rsh_boot *b)
+{
+	struct rsh_boot_chunk *c = b->fill;
+
+	if (c == NULL)
+		return 0;
+	b->fill = NULL;
+	if (c->len == 0) {
+		rte_mempool_put(b->pool, c);
+		return 0;
+	}
+	b->chunks_queued++;
+	__atomic_fetch_add(&b->bytes_queued, c->len, __ATOMIC_RELAXED);
+	/* The ring holds more slots than the pool has chunks: never full. */
+	rte_ring_enqueue(b->to_poll, c);
+	if (b->opts.policy == RSH_BOOT_POLICY_REFERENCE)
+		return rsh_boot_wait_drained(b);
+	return 0;
+}
+
+/* Queue bytes into chunks. */
+int
+rsh_boot_write(struct rsh_boot *b, const void *buf, size_t len)
+{
+	const uint8_t *src = buf;
+	int rc;
+
+	while (len > 0) {
+		size_t n;
+
+		rc = rsh_boot_status(b);
+		if (rc < 0)
+			return rc;
+		if (b->fill == NULL) {
+			rc = rsh_boot_get_chunk(b, &b->fill);
+			if (rc < 0)
+				return rc;
+		}
+		n = RTE_MIN(len, (size_t)(b->chunk_bytes - b->fill->len));
+		memcpy((uint8_t *)b->fill->words + b->fill->len, src, n);
+		b->fill->len += n;
+		src += n;
+		len -= n;
+		if (b->fill->len == b->chunk_bytes) {
+			rc = rsh_boot_flush(b);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Read up to max bytes of a file descriptor straight into chunks. */
+ssize_t
+rsh_boot_write_fd(struct rsh_boot *b, int fd, size_t max)
+{
+	size_t done = 0;
+	int rc;
+
+	while (done < max) {
+		ssize_t n;
+
+		rc = rsh_boot_status(b);
+		if (rc < 0)
+			return rc;
+		if (b->fill == NULL) {
+			rc = rsh_boot_get_chunk(b, &b->fill);
+			if (rc < 0)
+				return rc;
+		}
+		n = read(fd, (uint8_t *)b->fill->words + b->fill->len,
+			 RTE_MIN((size_t)(b->chunk_bytes - b->fill->len), max - done));
+		if (n < 0 && errno == EINTR) {
+			if (__atomic_load_n(&b->cancel, __ATOMIC_RELAXED))
+				return -ECANCELED;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		b->fill->len += n;
+		done += n;
+		if (b->fill->len == b->chunk_bytes) {
+			rc = rsh_boot_flush(b);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return done;
+}
+
+/* The push's state for the app: 1 finished, 0 running, or -errno. */
+int
+rsh_boot_state(const struct rsh_boot *b)
+{
+	int rc = rsh_boot_status(b);
+
+	if (rc < 0)
+		return rc;
+	return __atomic_load_n(&b->finished, __ATOMIC_ACQUIRE) ? 1 : 0;
+}
+
+/* Ask the poll lcore to stop the push (async-signal-safe). */
+void
+rsh_boot_cancel(struct rsh_boot *b)
+{
+	__atomic_store_n(&b->cancel, 1, __ATOMIC_RELEASE);
+}
+
+/* Counters as the poll lcore last wrote them. */
+void
+rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st)
+{
+	struct rsh_mmio_stats now;
+	uint64_t end = __atomic_load_n(&b->end_tsc, __ATOMIC_ACQUIRE);
+
+	memset(st, 0, sizeof(*st));
+	st->bytes_queued = __atomic_load_n(&b->bytes_queued, __ATOMIC_RELAXED);
+	st->words_pushed = __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED);
+	st->bytes_pushed = st->words_pushed * 8;
+	st->fifo_full_waits = __atomic_load_n(&b->full_waits, __ATOMIC_RELAXED);
+	st->stalls = __atomic_load_n(&b->stalls, __ATOMIC_RELAXED);
+	st->stall_ns = __atomic_load_n(&b->stall_ns, __ATOMIC_RELAXED);
+	st->sleeps = __atomic_load_n(&b->sleeps, __ATOMIC_RELAXED);
+	if (end == 0)
+		end = rte_get_timer_cycles();
+	st->elapsed_ns = (end - b->start_tsc) * 1000000000ull / rte_get_timer_hz();
+	rsh_dev_mmio_stats(b->dev, &now);
+	st->mmio.reads = now.reads - b->mmio_start.reads;
+	st->mmio.writes = now.writes - b->mmio_start.writes;
+}
+
+/* Zero-pad the tail to a whole word (§3.4) and hand it over. */
+static int
+rsh_boot_queue_tail(struct rsh_boot *b)
+{
+	struct rsh_boot_chunk *c = b->fill;
+
+	if (c != NULL && (c->len & 7) != 0) {
+		unsigned int pad = 8 - (c->len & 7);
+
+		memset((uint8_t *)c->words + c->len, 0, pad);
+		c->len += pad;
+		__atomic_fetch_add(&b->pad_bytes, pad, __ATOMIC_RELAXED);
+	}
+	return rsh_boot_flush(b);
+}
+
+/* No more input: queue the padded tail and tell the poll lcore. */
+int
+rsh_boot_end_input(struct rsh_boot *b)
+{
+	int rc = rsh_boot_status(b);
+
+	if (__atomic_load_n(&b->closing, __ATOMIC_RELAXED))
+		return rc;
+	if (rc == 0)
+		rc = rsh_boot_queue_tail(b);
+	if (rc < 0)
+		rsh_boot_cancel(b);
+	/* Pairs with the acquire load in rsh_boot_poll(). */
+	__atomic_store_n(&b->closing, 1, __ATOMIC_RELEASE);
+	return rc;
+}
+
+/* Wait for the poll lcore to finish the job; false if it never did. */
+static bool
+rsh_boot_wait_finished(struct rsh_boot *b)
+{
+	uint64_t deadline = rte_get_timer_cycles() + b->stall_cycles +
+			    rsh_ms_to_cycles(5000);
+	unsigned int nap = 20;
+
+	while (!__atomic_load_n(&b->finished, __ATOMIC_ACQUIRE)) {
+		if (rte_get_timer_cycles() > deadline)
+			return false;
+		rsh_boot_ctl_sleep_us(nap);
+		nap = RTE_MIN(nap * 2, 1000u);
+	}
+	return true;
+}
+
+/* Describe the push's error for the user (one line). */
+static void
+rsh_boot_explain(const struct rsh_boot *b, int rc)
+{
+	const char *n = b->dev->name;
+
+	switch (rc) {
+	case -ETIMEDOUT:
+		rsh_err_set("%s: boot timeout: the DPU read nothing from the boot FIFO for %.1f s (at byte %" PRIu64 "); BOOT_CONTROL restored to 1; raise --timeout if the DPU is busy (e.g. BMC/Redfish work)",
+			    n, b->opts.stall_timeout_ms / 1000.0,
+			    __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
+		break;
+	case -ENODEV:
+		rsh_err_set("%s: the device disappeared during the push (reads return all-ones) at byte %" PRIu64 "; check lspci, the PCIe link and the DPU power",
+			    n, __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
+		break;
+	case -EIO:
+		rsh_err_set("%s: the rshim became unreachable during the push (the ARM was reset?) at byte %" PRIu64,
+			    n, __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
+		break;
+	case -ECANCELED:
+		rsh_err_set("%s: boot push cancelled after %" PRIu64 " bytes; BOOT_CONTROL restored to 1",
+			    n, __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Finish the push: tail, drain, BOOT_CONTROL=1 always (§3.4), free. */
+int
+rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats)
+{
+	struct rsh_dev *dev = b->dev;
+	int rc;
+
+	rc = rsh_boot_end_input(b);
+	if (!rsh_boot_wait_finished(b)) {
+		/* The poll loop is wedged or stopped: it may still hold b. */
+		rsh_err_set("%s: the poll loop did not finish the push in time; BOOT_CONTROL not restored",
+			    dev->name);
+		return -ETIMEDOUT;
+	}
+	if (rc == 0 || rsh_boot_status(b) < 0)
+		rc = rsh_boot_status(b);
+	if (final_stats != NULL)
+		rsh_boot_get_stats(b, final_stats);
+	pthread_mutex_lock(&dev->ctl_lock);
+	/* The poll lcore no longer touches the device (finished is set). */
+	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
+	__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&dev->ctl_lock);
+	if (b->fill != NULL)
+		rte_mempool_put(b->pool, b->fill);
+	if (rc < 0)
+		rsh_boot_explain(b, rc);
+	RSH_DEV_LOG(INFO, dev, "push finished: %d", rc);
+	rsh_boot_free(b);
+	return rc;
+}

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boot engine, poll-lcore side: credit-based streaming into the boot FIFO
+ * (reference rshim-host-interface.md §3.3) with a drain-rate-aware wait,
+ * and the reference daemon's policy as a benchmark baseline. Never sleeps
+ * itself: it tells the poll loop how long it may sleep.
+ */
+#include <errno.h>
+
+#include <rte_cycles.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#define RSH_LOGTYPE rsh_logtype_boot
+#include "rsh_boot_priv.h"
+#include "rsh_log.h"
+
+/* Rate window: at least this long before a new drain-rate sample. */
+#define RSH_BOOT_RATE_WINDOW_NS 20000ull
+/* Back-off when the drain rate is unknown (e.g. a stalled DPU): start,
+ * and ceiling (the poll loop applies its own ceiling too). */
+#define RSH_BOOT_BACKOFF_START_NS 10000ull
+#define RSH_BOOT_BACKOFF_MAX_NS 1000000ull
+/* Below this the wait is not worth it: write what fits now. */
+#define RSH_BOOT_SPIN_NS 1000ull
+/* The reference daemon's sleep when the FIFO is full, §3.3. */
+#define RSH_BOOT_REF_SLEEP_NS 1000000ull
+
+/* Cycles to nanoseconds. */
+static inline uint64_t
+rsh_cyc_to_ns(uint64_t c)
+{
+	return c * 1000000000ull / rte_get_timer_hz();
+}
+
+/* Nanoseconds to cycles. */
+static inline uint64_t
+rsh_ns_to_cyc(uint64_t ns)
+{
+	return ns * rte_get_timer_hz() / 1000000000ull;
+}
+
+/* Publish the end of the job and let go of it (the last touch of b). */
+static unsigned int
+rsh_boot_finish(struct rsh_boot *b, uint64_t now, int rc)
+{
+	void *obj;
+
+	if (b->cur != NULL) {
+		rte_mempool_put(b->pool, b->cur);
+		b->cur = NULL;
+	}
+	while (rte_ring_dequeue(b->to_poll, &obj) == 0)
+		rte_mempool_put(b->pool, obj);
+	if (rc < 0)
+		__atomic_store_n(&b->status, rc, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->end_tsc, now, __ATOMIC_RELEASE);
+	/* From here on the poll loop does not see the job any more. */
+	__atomic_store_n(&b->dev->boot, NULL, __ATOMIC_RELEASE);
+	/* Pairs with the acquire load in rsh_boot_wait_finished(). */
+	__atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Record device progress; account a stall if the gap was long. */
+static void
+rsh_boot_progress(struct rsh_boot *b, uint64_t now)
+{
+	uint64_t gap = rsh_cyc_to_ns(now - b->last_progress);
+
+	if (gap >= RSH_BOOT_STALL_NS) {
+		__atomic_store_n(&b->stalls, b->stalls + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->stall_ns, b->stall_ns + gap, __ATOMIC_RELAXED);
+	}
+	b->last_progress = now;
+	b->waiting = false;
+	b->backoff_ns = 0;
+}
+
+/* Take the next chunk from the main lcore; false when there is none. */
+static bool
+rsh_boot_next_chunk(struct rsh_boot *b, uint64_t now)
+{
+	void *obj;
+
+	if (rte_ring_dequeue(b->to_poll, &obj) != 0) {
+		b->starved = true;
+		return false;
+	}
+	b->cur = obj;
+	b->cur_word = 0;
+	b->cur_words = b->cur->len / 8;
+	if (b->starved) {
+		/* Waiting for the file is not the device's stall. */
+		b->last_progress = now;
+		b->starved = false;
+	}
+	return true;
+}
+
+/* Hand a finished chunk back to the pool. */
+static void
+rsh_boot_chunk_done(struct rsh_boot *b)
+{
+	rte_mempool_put(b->pool, b->cur);
+	b->cur = NULL;
+	/* Pairs with the acquire load in rsh_boot_wait_drained(). */
+	__atomic_store_n(&b->chunks_done, b->chunks_done + 1, __ATOMIC_RELEASE);
+}
+
+/* Fold the words drained since the last count read into the rate. */
+static void
+rsh_boot_rate_sample(struct rsh_boot *b, uint64_t now, uint32_t count)
+{
+	uint32_t drained;
+
+	if (!b->have_ref) {
+		b->have_ref = true;
+		b->ref_tsc = now;
+		b->last_count = count;
+		return;
+	}
+	drained = b->last_count > count ? b->last_count - count : 0;
+	if (drained > 0)
+		rsh_boot_progress(b, now);
+	b->win_drained += drained;
+	b->win_cycles += now - b->ref_tsc;
+	b->ref_tsc = now;
+	b->last_count = count;
+	if (b->win_cycles < rsh_ns_to_cyc(RSH_BOOT_RATE_WINDOW_NS))
+		return;
+	double r = (double)b->win_drained / (double)b->win_cycles;
+
+	b->rate = b->rate == 0.0 ? r : (b->rate + r) / 2;
+	b->win_drained = 0;
+	b->win_cycles = 0;
+}
+
+/* One BOOT_FIFO_COUNT read: credit and rate; <0 when the device is bad. */
+static int
+rsh_boot_read_count(struct rsh_boot *b, uint64_t now, uint32_t *count)
+{
+	uint64_t v = rsh_dev_rd(b->dev, RSH_BOOT_FIFO_COUNT);
+	int rc = rsh_dev_val_err(v);
+
+	if (rc < 0)
+		return rc;
+	*count = v & RSH_BOOT_FIFO_COUNT__MASK;
+	rsh_boot_rate_sample(b, now, *count);
+	b->credit = *count >= RSH_BOOT_CREDIT_MAX ? 0 :
+		    RSH_BOOT_CREDIT_MAX - *count;
+	return 0;
+}
+
+/*
+ * Decide whether to write now. With a slow device, wait until about half
+ * the FIFO is free, but never longer than half the time the device needs
+ * to drain what is queued at its observed rate, so the FIFO never runs dry
+ * because of us. Returns 0 to write now, else the wait in ns.
+ */
+static uint64_t
+rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
+{
+	uint32_t left = b->cur_words - b->cur_word;
+	uint32_t enough = RTE_MIN(RSH_BOOT_WRITE_WORDS, left);
+	uint32_t want = RTE_MIN(RSH_BOOT_REFILL_WORDS, left);
+	uint64_t need_ns, dry_ns;
+
+	if (b->credit >= enough)
+		return 0;
+	if (b->rate == 0.0) {
+		if (b->credit > 0)
+			return 0;
+		b->backoff_ns = b->backoff_ns == 0 ? RSH_BOOT_BACKOFF_START_NS :
+			RTE_MIN(b->backoff_ns * 2, RSH_BOOT_BACKOFF_MAX_NS);
+		return b->backoff_ns;
+	}
+	need_ns = rsh_cyc_to_ns((uint64_t)((want - b->credit) / b->rate));
+	dry_ns = rsh_cyc_to_ns((uint64_t)(RSH_BOOT_DRY_FRACTION * count / b->rate));
+	need_ns = RTE_MIN(need_ns, dry_ns);
+	if (need_ns < RSH_BOOT_SPIN_NS)
+		return b->credit > 0 ? 0 : RSH_BOOT_SPIN_NS;
+	return need_ns;
+}
+
+/* Fail the push once no progress was seen for the stall timeout. */
+static bool
+rsh_boot_timed_out(struct rsh_boot *b, uint64_t now)
+{
+	return now - b->last_progress > b->stall_cycles;
+}
+
+/* Note a FIFO-full wait and pass the sleep hint to the loop. */
+static void
+rsh_boot_note_wait(struct rsh_boot *b, uint64_t ns, uint64_t *sleep_ns)
+{
+	if (!b->waiting) {
+		b->waiting = true;
+		__atomic_store_n(&b->full_waits, b->full_waits + 1, __ATOMIC_RELAXED);
+	}
+	if (ns >= RSH_BOOT_SPIN_NS)
+		__atomic_store_n(&b->sleeps, b->sleeps + 1, __ATOMIC_RELAXED);
+	if (ns < *sleep_ns)
+		*sleep_ns = ns;
+}
+
+/* Write up to the credit from the current chunk. */
+static unsigned int
+rsh_boot_burst(struct rsh_boot *b, uint64_t now, uint32_t n)
+{
+	struct rsh_backend *be = b->dev->be;
+
+	be->ops->write_fifo(be, b->dev->map.off[RSH_BOOT_FIFO_DATA],
+			    &b->cur->words[b->cur_word], n);
+	b->cur_word += n;
+	b->credit -= n;
+	b->last_count += n;
+	__atomic_store_n(&b->words_pushed, b->words_pushed + n, __ATOMIC_RELAXED);
+	rsh_boot_progress(b, now);
+	if (b->cur_word == b->cur_words)
+		rsh_boot_chunk_done(b);
+	return n;
+}
+
+/* rshim-pmd's policy: one count read, then up to 512 - count - 3 words. */
+static unsigned int
+rsh_boot_poll_credit(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
+{
+	uint32_t count;
+	uint64_t wait;
+	int rc;
+
+	if (b->credit == 0) {
+		rc = rsh_boot_read_count(b, now, &count);
+		if (rc < 0)
+			return rsh_boot_finish(b, now, rc);
+		wait = rsh_boot_wait_ns(b, count);
+		if (wait != 0 || b->credit == 0) {
+			if (rsh_boot_timed_out(b, now))
+				return rsh_boot_finish(b, now, -ETIMEDOUT);
+			/* Credit stays known; it is re-read after the wait. */
+			b->credit = 0;
+			rsh_boot_note_wait(b, wait, sleep_ns);
+			return 0;
+		}
+	}
+	return rsh_boot_burst(b, now,
+			      RTE_MIN(b->credit, b->cur_words - b->cur_word));
+}
+
+/*
+ * The reference daemon (§3.3): read the count, write what fits; when
+ * nothing fits, sleep 1 ms. The 16 KiB synchronous hand-off is done by
+ * the main lcore side.
+ */
+static unsigned int
+rsh_boot_poll_ref(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
+{
+	uint32_t count;
+	int rc;
+
+	if (now < b->ref_next) {
+		uint64_t ns = rsh_cyc_to_ns(b->ref_next - now);
+
+		if (ns < *sleep_ns)
+			*sleep_ns = ns;
+		return 0;
+	}
+	rc = rsh_boot_read_count(b, now, &count);
+	if (rc < 0)
+		return rsh_boot_finish(b, now, rc);
+	if (b->credit == 0) {
+		if (rsh_boot_timed_out(b, now))
+			return rsh_boot_finish(b, now, -ETIMEDOUT);
+		b->ref_next = now + rsh_ns_to_cyc(RSH_BOOT_REF_SLEEP_NS);
+		rsh_boot_note_wait(b, RSH_BOOT_REF_SLEEP_NS, sleep_ns);
+		return 0;
+	}
+	rc = rsh_boot_burst(b, now, RTE_MIN(b->credit, b->cur_words - b->cur_word));
+	b->credit = 0;
+	return rc;
+}
+
+/* Poll-lcore hook: move boot words for the device's running push. */
+unsigned int
+rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
+{
+	/* Pairs with the release store in rsh_boot_open(). */
+	struct rsh_boot *b = __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE);
+	uint32_t closing;
+
+	if (b == NULL)
+		return 0;
+	if (__atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE))
+		return rsh_boot_finish(b, now, -ECANCELED);
+	if (b->cur == NULL) {
+		/* Read closing first: every chunk queued before it is visible. */
+		closing = __atomic_load_n(&b->closing, __ATOMIC_ACQUIRE);
+		if (!rsh_boot_next_chunk(b, now))
+			return closing ? rsh_boot_finish(b, now, 0) : 0;
+	}
+	if (b->opts.policy == RSH_BOOT_POLICY_REFERENCE)
+		return rsh_boot_poll_ref(b, now, sleep_ns);
+	return rsh_boot_poll_credit(b, now, sleep_ns);
+}

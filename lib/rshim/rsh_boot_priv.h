@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boot engine internals shared by the control side (rsh_boot.c) and the
+ * poll-lcore side (rsh_boot_poll.c).
+ */
+#ifndef RSH_BOOT_PRIV_H
+#define RSH_BOOT_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "rsh_dev_priv.h"
+
+#define RSH_BOOT_CHUNK (64u * 1024u)     /* bytes per hand-off chunk */
+#define RSH_BOOT_REF_CHUNK (16u * 1024u) /* the reference daemon's, §3.3 */
+#define RSH_BOOT_NCHUNKS 64u             /* 4 MiB in flight at most */
+/* Credit per BOOT_FIFO_COUNT read: 512 - count - 3 words, §3.3. */
+#define RSH_BOOT_CREDIT_MAX (RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE)
+/*
+ * When the device drains slowly: sleep until this many words are free,
+ * but at most RSH_BOOT_DRY_FRACTION of the time the device needs to drain
+ * what is queued; after a wait, write once RSH_BOOT_WRITE_WORDS fit.
+ */
+#define RSH_BOOT_REFILL_WORDS 384u
+#define RSH_BOOT_DRY_FRACTION 0.75
+#define RSH_BOOT_WRITE_WORDS 128u
+/* A gap of no progress this long counts as a stall in the stats. */
+#define RSH_BOOT_STALL_NS 100000000ull
+
+/* One hand-off chunk: len bytes of words[] are valid. */
+struct rsh_boot_chunk {
+	uint32_t len;
+	uint32_t rsvd;
+	uint64_t words[];
+};
+
+/*
+ * A running push. Who writes what:
+ *  - control path / main lcore: opts, dev, pool, to_poll, fill,
+ *    chunks_queued, chunk_bytes, start_tsc, stall_cycles, mmio_start,
+ *    bytes_queued, pad_bytes; the flags cancel and closing (release).
+ *  - poll lcore: everything under "poll lcore" and the published
+ *    status/finished/end_tsc and counters (relaxed, or release where noted).
+ */
+struct rsh_boot {
+	struct rsh_dev *dev;
+	struct rsh_boot_opts opts;
+	struct rte_mempool *pool;
+	struct rte_ring *to_poll;      /* filled chunks, main -> poll (SP/SC) */
+	uint32_t chunk_bytes;
+	struct rsh_boot_chunk *fill;   /* main: chunk being filled */
+	uint64_t chunks_queued;        /* main */
+	uint64_t start_tsc;
+	uint64_t stall_cycles;
+	struct rsh_mmio_stats mmio_start;
+
+	/* Flags from the main lcore / a signal handler. */
+	uint32_t cancel;
+	uint32_t closing;
+
+	/* Published by the poll lcore. */
+	int status;                    /* 0 or -errno (release) */
+	uint32_t finished;             /* 1 once the poll lcore let go (release) */
+	uint64_t end_tsc;
+	uint64_t chunks_done;          /* release: pairs with wait_drained */
+	uint64_t bytes_queued;
+	uint64_t pad_bytes;
+	uint64_t words_pushed;
+	uint64_t full_waits;
+	uint64_t stalls;
+	uint64_t stall_ns;
+	uint64_t sleeps;
+
+	/* Poll lcore only. */
+	struct rsh_boot_chunk *cur;
+	uint32_t cur_word;
+	uint32_t cur_words;
+	uint32_t credit;               /* words known free in the FIFO */
+	uint32_t last_count;           /* count at the last read + written since */
+	bool have_ref;
+	bool waiting;                  /* in a FIFO-full episode */
+	bool starved;                  /* waiting for the file, not the device */
+	uint64_t ref_tsc;              /* time of the last count read */
+	uint64_t last_progress;        /* device drained or accepted words */
+	uint64_t win_cycles;           /* rate window */
+	uint64_t win_drained;
+	double rate;                   /* words per timer cycle, 0 = unknown */
+	uint64_t backoff_ns;
+	uint64_t ref_next;             /* reference policy: sleep until */
+};
+
+/* True while the poller's loop runs (rsh_poll.c). */
+bool rsh_poller_running(const struct rsh_poller *p);
+
+#endif /* RSH_BOOT_PRIV_H */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device object: backend registry, open/close by device string,
+ * control-path register access and device scan.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "rsh_dev_priv.h"
+#include "rsh_log.h"
+
+static TAILQ_HEAD(, rsh_backend_driver) rsh_drivers =
+	TAILQ_HEAD_INITIALIZER(rsh_drivers);
+
+/* Add a backend driver; called from constructors before main(). */
+void
+rsh_backend_register(struct rsh_backend_driver *drv)
+{
+	TAILQ_INSERT_TAIL(&rsh_drivers, drv, next);
+}
+
+/* Find a backend driver by name. */
+const struct rsh_backend_driver *
+rsh_backend_find(const char *name)
+{
+	struct rsh_backend_driver *drv;
+
+	TAILQ_FOREACH(drv, &rsh_drivers, next)
+		if (strcmp(drv->name, name) == 0)
+			return drv;
+	return NULL;
+}
+
+/* The driver whose match() accepts the device string. */
+static struct rsh_backend_driver *
+rsh_backend_match(const char *devstr)
+{
+	struct rsh_backend_driver *drv;
+
+	TAILQ_FOREACH(drv, &rsh_drivers, next)
+		if (drv->match(devstr))
+			return drv;
+	return NULL;
+}
+
+/* Is there a backend for this device string? */
+int
+rsh_dev_check(const char *devstr)
+{
+	if (devstr == NULL || *devstr == '\0') {
+		rsh_err_set("empty device string (use a PCI address like 0000:03:00.2 or sim:bf3)");
+		return -EINVAL;
+	}
+	if (rsh_backend_match(devstr) == NULL) {
+		rsh_err_set("%s: unknown device string (use a PCI address like 0000:03:00.2, or sim:bf1, sim:bf2, sim:bf3)",
+			    devstr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Open a device by string through the matching backend. */
+int
+rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
+	     struct rsh_dev **out)
+{
+	static const struct rsh_open_opts no_opts;
+	struct rsh_backend_driver *drv;
+	struct rsh_backend *be = NULL;
+	struct rsh_dev *dev;
+	int rc;
+
+	rsh_err_set("%s", "");
+	rc = rsh_dev_check(devstr);
+	if (rc < 0)
+		return rc;
+	drv = rsh_backend_match(devstr);
+	rc = drv->probe(devstr, opts ? opts : &no_opts, &be);
+	if (rc < 0)
+		return rc;
+	be->drv = drv;
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL) {
+		rc = -ENOMEM;
+		goto err_close;
+	}
+	rc = rsh_regmap_init(&dev->map, be->gen);
+	if (rc < 0) {
+		rsh_err_set("%s: backend reported an unknown BlueField generation %d",
+			    be->name, be->gen);
+		goto err_free;
+	}
+	snprintf(dev->name, sizeof(dev->name), "%s", be->name);
+	dev->be = be;
+	pthread_mutex_init(&dev->ctl_lock, NULL);
+	*out = dev;
+	RSH_DEV_LOG(INFO, dev, "opened (%s, backend %s)",
+		    rsh_gen_name(be->gen), drv->name);
+	return 0;
+err_free:
+	free(dev);
+err_close:
+	be->ops->close(be);
+	return rc;
+}
+
+/* Close a device and its backend. */
+void
+rsh_dev_close(struct rsh_dev *dev)
+{
+	if (dev == NULL)
+		return;
+	pthread_mutex_destroy(&dev->ctl_lock);
+	dev->be->ops->close(dev->be);
+	free(dev);
+}
+
+/* Device name. */
+const char *
+rsh_dev_name(const struct rsh_dev *dev)
+{
+	return dev->name;
+}
+
+/* Backend driver name. */
+const char *
+rsh_dev_driver(const struct rsh_dev *dev)
+{
+	return dev->be->drv ? dev->be->drv->name : "?";
+}
+
+/* Generation. */
+enum rsh_gen
+rsh_dev_gen(const struct rsh_dev *dev)
+{
+	return dev->be->gen;
+}
+
+/* Snapshot of the MMIO counters (single writer; relaxed loads). */
+void
+rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
+{
+	st->reads = __atomic_load_n(&dev->be->stats.reads, __ATOMIC_RELAXED);
+	st->writes = __atomic_load_n(&dev->be->stats.writes, __ATOMIC_RELAXED);
+}
+
+/* Control-path register read with the error-pattern check of §1.4. */
+int
+rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
+{
+	uint64_t v;
+	int rc;
+
+	if ((unsigned int)reg >= RSH_REG_COUNT)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		pthread_mutex_unlock(&dev->ctl_lock);
+		return -EBUSY;
+	}
+	v = rsh_dev_rd(dev, reg);
+	pthread_mutex_unlock(&dev->ctl_lock);
+	rc = rsh_dev_val_err(v);
+	if (rc == -ENODEV)
+		rsh_err_set("%s: %s read all-ones: the device is gone (removed, reset or powered off)",
+			    dev->name, rsh_reg_name(reg));
+	else if (rc == -EIO)
+		rsh_err_set("%s: %s read 0x%" PRIx64 ": the rshim is not reachable (ARM in reset?); retry in a few seconds",
+			    dev->name, rsh_reg_name(reg), v);
+	*val = v;
+	return rc;
+}
+
+/* Control-path register write. */
+int
+rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val)
+{
+	if ((unsigned int)reg >= RSH_REG_COUNT)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		pthread_mutex_unlock(&dev->ctl_lock);
+		return -EBUSY;
+	}
+	rsh_dev_wr(dev, reg, val);
+	pthread_mutex_unlock(&dev->ctl_lock);
+	return 0;
+}
+
+/* List the devices of every backend that can scan. */
+int
+rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
+	     struct rsh_dev_info *info, unsigned int max)
+{
+	static const struct rsh_open_opts no_opts;
+	struct rsh_backend_driver *drv;
+	unsigned int total = 0;
+	int n;
+
+	TAILQ_FOREACH(drv, &rsh_drivers, next) {
+		if (drv->scan == NULL)
+			continue;
+		if (!include_sim && strcmp(drv->name, "sim") == 0)
+			continue;
+		n = drv->scan(opts ? opts : &no_opts,
+			      total < max ? info + total : NULL,
+			      total < max ? max - total : 0);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}

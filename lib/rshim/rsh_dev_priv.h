@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device object, shared by the core's files (not by apps, not by
+ * backends). Tests may include it to reach the backend of a device.
+ */
+#ifndef RSH_DEV_PRIV_H
+#define RSH_DEV_PRIV_H
+
+#include <pthread.h>
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "rsh.h"
+#include "rsh_backend.h"
+#include "rsh_regs.h"
+
+struct rsh_tmfifo;
+
+/*
+ * One opened device. Fields are written by rsh_dev_open() and then only
+ * read, except where noted.
+ */
+struct rsh_dev {
+	char name[RSH_DEV_NAME_MAX];
+	struct rsh_backend *be;
+	struct rsh_regmap map;
+	/* Control calls (misc, reset, open/close); never on the data path. */
+	pthread_mutex_t ctl_lock;
+	/* The running boot push: set by the control path (release), read by
+	 * the poll lcore (acquire). */
+	struct rsh_boot *boot;
+	/* TM FIFO channels: attached by the control path before the poller
+	 * starts or while it is paused; then owned by the poll lcore. */
+	struct rsh_tmfifo *tmfifo;
+	/* The poller this device is attached to (control path). */
+	struct rsh_poller *poller;
+};
+
+/* One register read through the backend (decoded by the table). */
+static inline uint64_t
+rsh_dev_rd(struct rsh_dev *dev, enum rsh_reg reg)
+{
+	return dev->be->ops->read64(dev->be, dev->map.off[reg]);
+}
+
+/* One register write through the backend. */
+static inline void
+rsh_dev_wr(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
+{
+	dev->be->ops->write64(dev->be, dev->map.off[reg], v);
+}
+
+/* Map a read value to an errno: all-ones = gone, other bad patterns = in
+ * reset / unreachable, §1.4. */
+static inline int
+rsh_dev_val_err(uint64_t v)
+{
+	if (v == RSH_ALL_ONES)
+		return -ENODEV;
+	if (rsh_reg_val_is_bad(v))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Poll-lcore hooks, called by the poll loop for every attached device.
+ * Each returns the amount of work done (0 = idle) and may lower *sleep_ns,
+ * the longest the loop may sleep before calling it again.
+ */
+unsigned int rsh_boot_poll(struct rsh_dev *dev, uint64_t now,
+			   uint64_t *sleep_ns);
+unsigned int rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now,
+			     uint64_t *sleep_ns);
+
+#endif /* RSH_DEV_PRIV_H */

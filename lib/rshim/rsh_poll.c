@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The poll engine: one loop that owns the hardware of its devices. It
+ * round-robins the boot FIFO refill and the TM FIFO channels of every
+ * attached device, spins while data moves and backs off when idle
+ * (DESIGN.md "Threads and rings"). No locks on this path.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+#include <rte_thread.h>
+
+#include "rsh_boot_priv.h"
+#include "rsh_log.h"
+
+#define RSH_POLLER_MAX_DEVS 16
+/* Below this (plus the measured oversleep) the loop spins on the TSC
+ * instead of sleeping: a sleep would overshoot the wait. */
+#define RSH_POLL_MIN_SLEEP_NS 5000ull
+/* First guess of how much a nanosleep overshoots; then measured. */
+#define RSH_POLL_OVERSLEEP_INIT_NS 20000ull
+/* First back-off step once the idle spin period is over. */
+#define RSH_POLL_BACKOFF_START_NS 10000ull
+
+/*
+ * A poller. opts, devs and n_devs are written by the control path before
+ * start and only read by the loop. run is the stop request (control path
+ * writes, loop reads). thread_set/thread are written once by the loop.
+ */
+struct rsh_poller {
+	struct rsh_poll_opts opts;
+	struct rsh_dev *devs[RSH_POLLER_MAX_DEVS];
+	unsigned int n_devs;
+	uint32_t run;
+	bool started;
+	bool on_ctrl_thread;
+	unsigned int lcore;
+	pthread_t ctrl_thread;
+	/* Written by the loop once it runs (release), read by cpu_seconds. */
+	uint32_t thread_set;
+	pthread_t thread;
+	/* Loop-private back-off state. */
+	uint64_t idle_since;
+	uint64_t backoff_ns;
+	uint64_t oversleep_ns; /* EWMA of how late nanosleep returns */
+};
+
+/* Defaults of the poll policy. */
+void
+rsh_poll_opts_default(struct rsh_poll_opts *o)
+{
+	o->busy_poll = false;
+	o->idle_spin_us = 200;
+	o->max_sleep_us = 1000;
+}
+
+/* Create a poller. */
+int
+rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
+{
+	struct rsh_poller *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return -ENOMEM;
+	if (opts != NULL)
+		p->opts = *opts;
+	else
+		rsh_poll_opts_default(&p->opts);
+	if (p->opts.max_sleep_us == 0)
+		p->opts.max_sleep_us = 1000;
+	p->lcore = RTE_MAX_LCORE;
+	p->oversleep_ns = RSH_POLL_OVERSLEEP_INIT_NS;
+	*out = p;
+	return 0;
+}
+
+/* Attach a device before the poller starts. */
+int
+rsh_poller_add(struct rsh_poller *p, struct rsh_dev *dev)
+{
+	if (p->started || dev->poller != NULL)
+		return -EBUSY;
+	if (p->n_devs == RSH_POLLER_MAX_DEVS)
+		return -ENOSPC;
+	p->devs[p->n_devs++] = dev;
+	dev->poller = p;
+	return 0;
+}
+
+/* One pass over every device; returns the work done, lowers *sleep_ns. */
+static unsigned int
+rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
+{
+	uint64_t now = rte_get_timer_cycles();
+	unsigned int i, work = 0;
+
+	for (i = 0; i < p->n_devs; i++) {
+		work += rsh_boot_poll(p->devs[i], now, sleep_ns);
+		work += rsh_tmfifo_poll(p->devs[i], now, sleep_ns);
+	}
+	return work;
+}
+
+/* Run one pass from the caller's thread (tests drive the engine so). */
+unsigned int
+rsh_poller_run_once(struct rsh_poller *p)
+{
+	uint64_t sleep_ns = UINT64_MAX;
+
+	return rsh_poller_pass(p, &sleep_ns);
+}
+
+/* Spin on the TSC for ns nanoseconds (no MMIO, no syscall). */
+static void
+rsh_poller_spin(uint64_t ns)
+{
+	uint64_t until = rte_get_timer_cycles() + ns * rte_get_timer_hz() / 1000000000ull;
+
+	do
+		rte_pause();
+	while (rte_get_timer_cycles() < until);
+}
+
+/*
+ * Wait ns nanoseconds as exactly as we can: sleep for ns minus the
+ * measured oversleep of nanosleep, spin when that is too short.
+ */
+static void
+rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
+{
+	uint64_t t0, late, hz = rte_get_timer_hz();
+	struct timespec ts;
+
+	if (ns <= p->oversleep_ns + RSH_POLL_MIN_SLEEP_NS) {
+		rsh_poller_spin(ns);
+		return;
+	}
+	ts.tv_sec = (ns - p->oversleep_ns) / 1000000000ull;
+	ts.tv_nsec = (ns - p->oversleep_ns) % 1000000000ull;
+	t0 = rte_get_timer_cycles();
+	nanosleep(&ts, NULL);
+	late = (rte_get_timer_cycles() - t0) * 1000000000ull / hz;
+	late = late > ns - p->oversleep_ns ? late - (ns - p->oversleep_ns) : 0;
+	/* EWMA with weight 1/8; capped so one preemption does not skew it. */
+	late = RTE_MIN(late, 200000ull);
+	p->oversleep_ns = (p->oversleep_ns * 7 + late) / 8;
+}
+
+/*
+ * Decide how to wait after an idle pass: a device hint (e.g. the boot
+ * FIFO drains at a known rate) is honoured at once; without a hint the loop
+ * spins for idle_spin_us, then sleeps with a doubling step up to the
+ * ceiling.
+ */
+static void
+rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
+{
+	uint64_t now = rte_get_timer_cycles();
+	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
+	uint64_t ns;
+
+	if (p->idle_since == 0)
+		p->idle_since = now;
+	if (hint_ns != UINT64_MAX) {
+		rsh_poller_nap(p, RTE_MIN(hint_ns, ceiling));
+		return;
+	}
+	uint64_t idle_ns = (now - p->idle_since) * 1000000000ull / rte_get_timer_hz();
+
+	if (idle_ns < p->opts.idle_spin_us * 1000ull) {
+		rte_pause();
+		return;
+	}
+	p->backoff_ns = p->backoff_ns == 0 ? RSH_POLL_BACKOFF_START_NS :
+					     p->backoff_ns * 2;
+	ns = p->backoff_ns = RTE_MIN(p->backoff_ns, ceiling);
+	rsh_poller_nap(p, ns);
+}
+
+/* The loop, on a worker lcore or a control thread. */
+static int
+rsh_poller_loop(void *arg)
+{
+	struct rsh_poller *p = arg;
+
+	p->thread = pthread_self();
+	__atomic_store_n(&p->thread_set, 1, __ATOMIC_RELEASE);
+	/* Sleeps are sized to the device's drain time: keep them exact. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	/* Pairs with the release store in rsh_poller_stop(). */
+	while (__atomic_load_n(&p->run, __ATOMIC_ACQUIRE)) {
+		uint64_t hint = UINT64_MAX;
+
+		if (rsh_poller_pass(p, &hint) > 0) {
+			p->idle_since = 0;
+			p->backoff_ns = 0;
+			continue;
+		}
+		if (p->opts.busy_poll) {
+			rte_pause();
+			continue;
+		}
+		rsh_poller_idle(p, hint);
+	}
+	return 0;
+}
+
+/* pthread adapter for the control-thread fallback. */
+static void *
+rsh_poller_thread(void *arg)
+{
+	rsh_poller_loop(arg);
+	return NULL;
+}
+
+/* A worker lcore that is not running anything, or RTE_MAX_LCORE. */
+static unsigned int
+rsh_poller_free_lcore(void)
+{
+	unsigned int l;
+
+	RTE_LCORE_FOREACH_WORKER(l)
+		if (rte_eal_get_lcore_state(l) == WAIT)
+			return l;
+	return RTE_MAX_LCORE;
+}
+
+/* Start the loop on a free worker lcore, else on a control thread. */
+int
+rsh_poller_start(struct rsh_poller *p)
+{
+	unsigned int l;
+	int rc;
+
+	if (p->started)
+		return -EALREADY;
+	__atomic_store_n(&p->run, 1, __ATOMIC_RELEASE);
+	l = rsh_poller_free_lcore();
+	if (l != RTE_MAX_LCORE && rte_eal_remote_launch(rsh_poller_loop, p, l) == 0) {
+		p->lcore = l;
+	} else {
+		rc = rte_ctrl_thread_create(&p->ctrl_thread, "rsh-poll", NULL,
+					    rsh_poller_thread, p);
+		if (rc != 0) {
+			__atomic_store_n(&p->run, 0, __ATOMIC_RELEASE);
+			rsh_err_set("cannot start the poll thread: %s", strerror(rc));
+			return -ENOTSUP;
+		}
+		p->on_ctrl_thread = true;
+		RSH_LOG(NOTICE, "no free worker lcore: polling from a control thread (give EAL two lcores, e.g. -l 0-1, for a dedicated poll lcore)");
+	}
+	p->started = true;
+	return 0;
+}
+
+/* Stop the loop and wait for it. */
+void
+rsh_poller_stop(struct rsh_poller *p)
+{
+	if (!p->started)
+		return;
+	/* Pairs with the acquire load in rsh_poller_loop(). */
+	__atomic_store_n(&p->run, 0, __ATOMIC_RELEASE);
+	if (p->on_ctrl_thread)
+		pthread_join(p->ctrl_thread, NULL);
+	else
+		rte_eal_wait_lcore(p->lcore);
+	p->started = false;
+	p->on_ctrl_thread = false;
+	__atomic_store_n(&p->thread_set, 0, __ATOMIC_RELEASE);
+}
+
+/* Stop, detach devices, free. */
+void
+rsh_poller_destroy(struct rsh_poller *p)
+{
+	unsigned int i;
+
+	if (p == NULL)
+		return;
+	rsh_poller_stop(p);
+	for (i = 0; i < p->n_devs; i++)
+		p->devs[i]->poller = NULL;
+	free(p);
+}
+
+/* CPU time of the loop's thread (0 before it ran). */
+double
+rsh_poller_cpu_seconds(const struct rsh_poller *p)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (!__atomic_load_n(&p->thread_set, __ATOMIC_ACQUIRE))
+		return 0.0;
+	if (pthread_getcpuclockid(p->thread, &cid) != 0 ||
+	    clock_gettime(cid, &ts) != 0)
+		return 0.0;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* True while the loop runs (control path). */
+bool
+rsh_poller_running(const struct rsh_poller *p)
+{
+	return p->started;
+}

@@ -1,0 +1,936 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TM FIFO channels: the host TX mux and RX demux that run on the poll
+ * lcore, and the control-path attach/detach.
+ *
+ * Facts: reference/rshim-host-interface.md §4.3-§4.10 and
+ * reference/dpu-side-tmfifo.md §2. The wire format is rsh_tmfifo_proto.h.
+ *
+ * Threads: the poll lcore owns everything under "poll lcore" below and is
+ * the only writer of the stats (single-writer relaxed atomic stores, read
+ * with relaxed loads). Users touch only the rings and the "user" fields.
+ * Rings are SP/SC: one producer and one consumer each; the ring's own
+ * head/tail barriers order the mbuf contents against the pointer hand-off
+ * (store-release of the producer tail pairs with the consumer's
+ * load-acquire in rte_ring's C11 model).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#define RSH_LOGTYPE rsh_logtype_fifo
+#include "rsh_dev_priv.h"
+#include "rsh_log.h"
+#include "rsh_tmfifo_api.h"
+#include "rsh_tmfifo_proto.h"
+
+/* Words of the largest staged message: header + 2016-byte console chunk. */
+#define RSH_TMF_MSG_WORDS_MAX (1u + RSH_TMFIFO_CONSOLE_MSG_MAX / 8u)
+/* Host TX budget with an empty FIFO, §4.1: 256 − 3. */
+#define RSH_TMF_CREDIT_MAX (RSH_TM_FIFO_SIZE - RSH_TM_FIFO_RESERVE)
+#define RSH_TMF_DST_DROP (-1)
+#define RSH_TMF_CTRL_RING 64u
+/* While blocked (no credit, ring full) ask to be polled this soon ... */
+#define RSH_TMF_BLOCKED_SLEEP_NS 20000ull
+/* ... for at most this long, then leave it to the idle back-off. */
+#define RSH_TMF_BLOCKED_FAST_MS 10ull
+
+_Static_assert(RSH_TMF_MSG_WORDS_MAX <= RSH_TMF_CREDIT_MAX,
+	       "a console chunk fits one empty-FIFO credit");
+_Static_assert(RSH_TMFIFO_CONSOLE_MSG_MAX % 8 == 0, "whole words");
+
+/* Single-writer counter update (poll lcore or one user thread). */
+#define RSH_TMF_ADD(f, n) \
+	__atomic_store_n(&(f), (f) + (uint64_t)(n), __ATOMIC_RELAXED)
+
+/* One channel: its rings and counters. */
+struct rsh_tmf_chan {
+	struct rte_ring *tx;   /* user → poll lcore */
+	struct rte_ring *rx;   /* poll lcore → user */
+	struct rsh_tmfifo_chan_stats st;
+};
+
+/* TX mux state, poll lcore. */
+struct rsh_tmf_tx {
+	uint64_t msg[RSH_TMF_MSG_WORDS_MAX]; /* the message being written */
+	unsigned int len;       /* its words */
+	unsigned int pos;       /* words already in the FIFO */
+	int ch;                 /* its channel, RSH_TMF_DST_DROP for control */
+	unsigned int bytes;     /* its payload bytes */
+	unsigned int next_ch;   /* round-robin start at the next boundary */
+	uint64_t burst[RSH_TM_FIFO_SIZE];
+};
+
+/* RX demux state, poll lcore. */
+struct rsh_tmf_rx {
+	uint64_t w[RSH_TM_FIFO_SIZE]; /* popped, not yet parsed */
+	unsigned int n;         /* words in w[] */
+	unsigned int pos;       /* next word to parse */
+	unsigned int left_words;/* payload words left of the message */
+	unsigned int left_bytes;
+	int dst;                /* channel, or RSH_TMF_DST_DROP (draining) */
+	struct rte_mbuf *m;     /* being filled */
+	struct rte_mbuf *hold;  /* complete, waiting for ring space */
+	int hold_ch;
+};
+
+/* Peer control values: written by the poll lcore under a seqcount. */
+struct rsh_tmf_peer {
+	uint32_t seq;           /* odd while the poll lcore writes */
+	struct rsh_tmfifo_peer v;
+};
+
+struct rsh_tmfifo {
+	struct rsh_dev *dev;
+	struct rsh_tmf_chan ch[RSH_TMFIFO_NCHAN];
+	struct rte_mempool *rx_pool;  /* poll lcore allocates, users free */
+	struct rte_mempool *tx_pool;  /* users allocate, poll lcore frees */
+	struct rte_ring *ctrl;        /* control words, MP enqueue, SC */
+	struct rsh_tmf_tx tx;         /* poll lcore */
+	struct rsh_tmf_rx rx;         /* poll lcore */
+	bool was_booting;             /* poll lcore */
+	uint64_t blocked_since;       /* poll lcore, TSC; 0 = not blocked */
+	struct rsh_tmf_peer peer;
+	struct rsh_tmfifo_stats st;   /* poll lcore (attach: control path) */
+	struct rte_mbuf *con_rd;      /* user (console reader) */
+	uint32_t con_rd_off;          /* user (console reader) */
+};
+
+static uint32_t rsh_tmf_seq; /* unique ring/pool names */
+
+/* Copy a stats struct made only of uint64_t fields with relaxed loads. */
+static void
+rsh_tmf_stats_copy(uint64_t *dst, const uint64_t *src, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+/* HTT credit from one STS read, §4.1/§4.10; -errno on a bad pattern. */
+static int
+rsh_tmf_tx_credit(struct rsh_tmfifo *t, unsigned int *credit)
+{
+	uint64_t v = rsh_dev_rd(t->dev, RSH_TM_HOST_TO_TILE_STS);
+	unsigned int cnt = (unsigned int)(v & RSH_TM_STS__COUNT_MASK);
+	int rc = rsh_dev_val_err(v);
+
+	if (rc != 0) {
+		RSH_TMF_ADD(t->st.sts_bad, 1);
+		return rc;
+	}
+	*credit = cnt >= RSH_TMF_CREDIT_MAX ? 0 : RSH_TMF_CREDIT_MAX - cnt;
+	return 0;
+}
+
+/* §4.10: fill every free HTT slot with zero-length sync words. */
+static int
+rsh_tmf_sync_fill(struct rsh_tmfifo *t)
+{
+	unsigned int credit, i;
+	int rc = rsh_tmf_tx_credit(t, &credit);
+
+	if (rc != 0 || credit == 0)
+		return rc;
+	for (i = 0; i < credit; i++)
+		t->tx.burst[i] = RSH_TMF_SYNC_WORD;
+	t->dev->be->ops->write_fifo(t->dev->be,
+				    t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
+				    t->tx.burst, credit);
+	RSH_TMF_ADD(t->st.tx_sync_words, credit);
+	RSH_TMF_ADD(t->st.tx_words, credit);
+	RSH_TMF_ADD(t->st.tx_bursts, 1);
+	return 0;
+}
+
+/* Stage one mbuf as a message (frees it). False when it was dropped. */
+static bool
+rsh_tmf_tx_stage(struct rsh_tmfifo *t, unsigned int c, struct rte_mbuf *m)
+{
+	struct rsh_tmfifo_chan_stats *st = &t->ch[c].st;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t max = c == RSH_TMFIFO_NET ? RSH_TMFIFO_NET_FRAME_MAX :
+			RSH_TMFIFO_CONSOLE_MSG_MAX;
+	uint8_t type = c == RSH_TMFIFO_NET ? RSH_TMF_TYPE_NET :
+			RSH_TMF_TYPE_CONSOLE;
+	uint64_t scratch[RSH_TMFIFO_CONSOLE_MSG_MAX / 8];
+	const void *p;
+
+	if (len == 0 || len > max) {
+		RSH_TMF_ADD(*(len == 0 ? &st->tx_drop_empty :
+			      &st->tx_drop_oversize), 1);
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	p = rte_pktmbuf_read(m, 0, len, scratch);
+	rsh_tmf_pack(&t->tx.msg[1], p, len);
+	t->tx.msg[0] = rsh_tmf_hdr_encode(type, (uint16_t)len, NULL);
+	t->tx.len = rsh_tmf_msg_words(len);
+	t->tx.pos = 0;
+	t->tx.ch = (int)c;
+	t->tx.bytes = len;
+	rte_pktmbuf_free(m);
+	return true;
+}
+
+/*
+ * Pick the next message at a boundary, §4.4: pending control messages
+ * first, then the channels round-robin. False when nothing is queued.
+ */
+static bool
+rsh_tmf_tx_next(struct rsh_tmfifo *t)
+{
+	struct rte_mbuf *m;
+	unsigned int c, empty;
+
+	if (rte_ring_dequeue_elem(t->ctrl, &t->tx.msg[0], sizeof(uint64_t)) == 0) {
+		t->tx.len = 1;
+		t->tx.pos = 0;
+		t->tx.ch = RSH_TMF_DST_DROP;
+		t->tx.bytes = 0;
+		return true;
+	}
+	/* Stop after every channel in a row had nothing queued. */
+	for (c = t->tx.next_ch, empty = 0; empty < RSH_TMFIFO_NCHAN;) {
+		if (t->ch[c].tx == NULL ||
+		    rte_ring_dequeue(t->ch[c].tx, (void **)&m) != 0) {
+			empty++;
+			c = (c + 1) % RSH_TMFIFO_NCHAN;
+			continue;
+		}
+		if (!rsh_tmf_tx_stage(t, c, m))
+			continue; /* dropped and counted: same channel again */
+		t->tx.next_ch = (c + 1) % RSH_TMFIFO_NCHAN;
+		return true;
+	}
+	return false;
+}
+
+/* The current message went out whole: account it. */
+static void
+rsh_tmf_tx_done(struct rsh_tmfifo *t)
+{
+	if (t->tx.ch == RSH_TMF_DST_DROP) {
+		RSH_TMF_ADD(t->st.tx_ctrl, 1);
+		return;
+	}
+	RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_msgs, 1);
+	RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_bytes, t->tx.bytes);
+}
+
+/* Anything to send: a message in progress, control, or channel data. */
+static bool
+rsh_tmf_tx_pending(const struct rsh_tmfifo *t)
+{
+	unsigned int c;
+
+	if (t->tx.pos < t->tx.len || !rte_ring_empty(t->ctrl))
+		return true;
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++)
+		if (t->ch[c].tx != NULL && !rte_ring_empty(t->ch[c].tx))
+			return true;
+	return false;
+}
+
+/*
+ * TX mux, §4.5/§4.10: one STS read gives the credit; whole messages in
+ * order, the current one first; one write_fifo burst of at most the
+ * credit, so a burst is never committed beyond the space checked.
+ * Returns the words written; *blocked when data waits for credit.
+ */
+static unsigned int
+rsh_tmf_tx_pass(struct rsh_tmfifo *t, bool *blocked)
+{
+	unsigned int credit, n = 0, k;
+
+	if (!rsh_tmf_tx_pending(t) || rsh_tmf_tx_credit(t, &credit) != 0)
+		return 0;
+	if (credit == 0) {
+		RSH_TMF_ADD(t->st.tx_full, 1);
+		*blocked = true;
+		return 0;
+	}
+	while (n < credit) {
+		if (t->tx.pos == t->tx.len && !rsh_tmf_tx_next(t))
+			break;
+		k = RTE_MIN(credit - n, t->tx.len - t->tx.pos);
+		memcpy(&t->tx.burst[n], &t->tx.msg[t->tx.pos], k * sizeof(uint64_t));
+		n += k;
+		t->tx.pos += k;
+		if (t->tx.pos == t->tx.len)
+			rsh_tmf_tx_done(t);
+	}
+	if (n == 0)
+		return 0;
+	t->dev->be->ops->write_fifo(t->dev->be,
+				    t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
+				    t->tx.burst, n);
+	RSH_TMF_ADD(t->st.tx_words, n);
+	RSH_TMF_ADD(t->st.tx_bursts, 1);
+	return n;
+}
+
+/* Mark a peer value as received (poll lcore, single writer). */
+static void
+rsh_tmf_peer_have(struct rsh_tmfifo_peer *v, uint32_t bit)
+{
+	__atomic_store_n(&v->have, v->have | bit, __ATOMIC_RELAXED);
+}
+
+/* Record a verified control message from the peer, §4.7. */
+static void
+rsh_tmf_rx_ctrl(struct rsh_tmfifo *t, uint64_t w)
+{
+	struct rsh_tmfifo_peer *v = &t->peer.v;
+	uint8_t type = rsh_tmf_hdr_type(w);
+	unsigned int i;
+
+	if (!rsh_tmf_hdr_csum_ok(w)) {
+		RSH_TMF_ADD(t->st.rx_ctrl_bad_csum, 1);
+		return;
+	}
+	RSH_TMF_ADD(t->st.rx_ctrl, 1);
+	/* Seqcount: odd while writing; the release fence pairs with the
+	 * reader's acquire fence in rsh_tmfifo_peer_get(). */
+	__atomic_store_n(&t->peer.seq, t->peer.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (type == RSH_TMF_TYPE_MAC_1 || type == RSH_TMF_TYPE_MAC_2) {
+		for (i = 0; i < 3; i++)
+			__atomic_store_n(&v->mac[i + (type == RSH_TMF_TYPE_MAC_2 ? 3 : 0)],
+					 rsh_tmf_hdr_data(w, i), __ATOMIC_RELAXED);
+		rsh_tmf_peer_have(v, type == RSH_TMF_TYPE_MAC_1 ?
+				  RSH_TMFIFO_PEER_HAVE_MAC1 :
+				  RSH_TMFIFO_PEER_HAVE_MAC2);
+	} else if (type == RSH_TMF_TYPE_VLAN_ID) {
+		__atomic_store_n(&v->vlan[0], rsh_tmf_hdr_be16(w, 0), __ATOMIC_RELAXED);
+		__atomic_store_n(&v->vlan[1], rsh_tmf_hdr_be16(w, 2), __ATOMIC_RELAXED);
+		rsh_tmf_peer_have(v, RSH_TMFIFO_PEER_HAVE_VLAN);
+	} else if (type == RSH_TMF_TYPE_PXE_ID) {
+		/* PXE_ID is the last reply: it completes a query, §4.7. */
+		__atomic_store_n(&v->pxe_id, rsh_tmf_hdr_be32(w), __ATOMIC_RELAXED);
+		rsh_tmf_peer_have(v, RSH_TMFIFO_PEER_HAVE_PXE);
+		__atomic_store_n(&v->replies, v->replies + 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&t->peer.seq, t->peer.seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Decide where a message with payload goes (drops counted here). */
+static int
+rsh_tmf_rx_route(struct rsh_tmfifo *t, uint8_t type, unsigned int len)
+{
+	int c = type == RSH_TMF_TYPE_NET ? RSH_TMFIFO_NET :
+		type == RSH_TMF_TYPE_CONSOLE ? RSH_TMFIFO_CONSOLE : -1;
+
+	if (c < 0) {
+		/* Unknown type with len > 0: drain it, resync after, §4.6. */
+		RSH_TMF_ADD(t->st.rx_drop_unknown, 1);
+		RSH_TMF_ADD(t->st.rx_drop_unknown_bytes, len);
+		return RSH_TMF_DST_DROP;
+	}
+	if (c == RSH_TMFIFO_NET && len > RSH_TMF_HOST_NET_MAX) {
+		RSH_TMF_ADD(t->ch[c].st.rx_drop_oversize, 1);
+		RSH_TMF_ADD(t->ch[c].st.rx_drop_bytes, len);
+		return RSH_TMF_DST_DROP;
+	}
+	if (t->ch[c].rx == NULL) {
+		RSH_TMF_ADD(t->ch[c].st.rx_drop_closed, 1);
+		RSH_TMF_ADD(t->ch[c].st.rx_drop_bytes, len);
+		return RSH_TMF_DST_DROP;
+	}
+	return c;
+}
+
+/* Parse one header word, §4.3/§4.6. */
+static void
+rsh_tmf_rx_header(struct rsh_tmfifo *t, uint64_t w)
+{
+	uint8_t type = rsh_tmf_hdr_type(w);
+	unsigned int len = rsh_tmf_hdr_len(w);
+
+	if (len == 0) {
+		if (type >= RSH_TMF_TYPE_CTRL_FIRST)
+			rsh_tmf_rx_ctrl(t, w);
+		else if (type == RSH_TMF_TYPE_NET || type == RSH_TMF_TYPE_CONSOLE ||
+			 type == RSH_TMF_TYPE_PAD)
+			RSH_TMF_ADD(t->st.rx_noop, 1); /* sync/keepalive */
+		else
+			RSH_TMF_ADD(t->st.rx_ctrl_unknown, 1);
+		return;
+	}
+	t->rx.dst = rsh_tmf_rx_route(t, type, len);
+	t->rx.left_bytes = len;
+	t->rx.left_words = (len + 7) / 8;
+	if (t->rx.dst != RSH_TMF_DST_DROP)
+		RSH_TMF_ADD(t->ch[t->rx.dst].st.rx_msgs, 1);
+}
+
+/* Hand a filled mbuf to its ring; on a full ring hold it (back-pressure). */
+static bool
+rsh_tmf_rx_deliver(struct rsh_tmfifo *t, int c, struct rte_mbuf *m)
+{
+	if (rte_ring_enqueue(t->ch[c].rx, m) != 0) {
+		t->rx.hold = m;
+		t->rx.hold_ch = c;
+		RSH_TMF_ADD(t->ch[c].st.rx_ring_full, 1);
+		return false;
+	}
+	RSH_TMF_ADD(t->ch[c].st.rx_mbufs, 1);
+	RSH_TMF_ADD(t->ch[c].st.rx_bytes, rte_pktmbuf_data_len(m));
+	return true;
+}
+
+/* Move payload words of the current message into its mbuf. False: stop. */
+static bool
+rsh_tmf_rx_payload(struct rsh_tmfifo *t)
+{
+	struct rsh_tmf_rx *rx = &t->rx;
+	unsigned int k = RTE_MIN(rx->left_words, rx->n - rx->pos), room, bytes;
+	struct rte_mbuf *m;
+
+	if (rx->dst == RSH_TMF_DST_DROP) {
+		rx->left_bytes -= RTE_MIN(k * 8, rx->left_bytes);
+		rx->left_words -= k;
+		rx->pos += k;
+		return true;
+	}
+	if (rx->m == NULL && (rx->m = rte_pktmbuf_alloc(t->rx_pool)) == NULL) {
+		RSH_TMF_ADD(t->ch[rx->dst].st.rx_nombuf, 1);
+		return false; /* words stay; retried on the next pass */
+	}
+	m = rx->m;
+	room = rte_pktmbuf_tailroom(m) / 8;
+	if (room > 0) {
+		k = RTE_MIN(k, room);
+		bytes = RTE_MIN(k * 8, rx->left_bytes);
+		rsh_tmf_unpack(rte_pktmbuf_append(m, (uint16_t)bytes),
+			       &rx->w[rx->pos], bytes);
+		rx->pos += k;
+		rx->left_words -= k;
+		rx->left_bytes -= bytes;
+		if (rx->left_words > 0)
+			return true;
+	}
+	/* Message complete, or a console chunk longer than an mbuf: split. */
+	rx->m = NULL;
+	return rsh_tmf_rx_deliver(t, rx->dst, m);
+}
+
+/* Parse the popped words until they run out or delivery must wait. */
+static void
+rsh_tmf_rx_parse(struct rsh_tmfifo *t)
+{
+	struct rsh_tmf_rx *rx = &t->rx;
+
+	while (rx->pos < rx->n) {
+		if (rx->left_words == 0)
+			rsh_tmf_rx_header(t, rx->w[rx->pos++]);
+		else if (!rsh_tmf_rx_payload(t))
+			return;
+	}
+}
+
+/*
+ * RX demux, §4.6/§4.10: deliver a held mbuf first; pop only when every
+ * popped word is parsed (so a full ring leaves data in the hardware FIFO);
+ * one TILE_TO_HOST_STS read, then one read_fifo burst of that many words.
+ */
+static unsigned int
+rsh_tmf_rx_pass(struct rsh_tmfifo *t, bool *blocked)
+{
+	struct rsh_tmf_rx *rx = &t->rx;
+	unsigned int cnt = 0;
+	uint64_t v;
+
+	if (rx->hold != NULL) {
+		if (rte_ring_enqueue(t->ch[rx->hold_ch].rx, rx->hold) != 0) {
+			*blocked = true;
+			return 0;
+		}
+		RSH_TMF_ADD(t->ch[rx->hold_ch].st.rx_mbufs, 1);
+		RSH_TMF_ADD(t->ch[rx->hold_ch].st.rx_bytes,
+			    rte_pktmbuf_data_len(rx->hold));
+		rx->hold = NULL;
+		cnt = 1;
+	}
+	if (rx->pos == rx->n) {
+		v = rsh_dev_rd(t->dev, RSH_TM_TILE_TO_HOST_STS);
+		if (rsh_dev_val_err(v) != 0) {
+			RSH_TMF_ADD(t->st.sts_bad, 1);
+			return cnt;
+		}
+		rx->n = RTE_MIN((unsigned int)(v & RSH_TM_STS__COUNT_MASK),
+				RSH_TM_FIFO_SIZE);
+		rx->pos = 0;
+		if (rx->n == 0)
+			return cnt;
+		t->dev->be->ops->read_fifo(t->dev->be,
+					   t->dev->map.off[RSH_TM_TILE_TO_HOST_DATA],
+					   rx->w, rx->n);
+		RSH_TMF_ADD(t->st.rx_words, rx->n);
+		RSH_TMF_ADD(t->st.rx_bursts, 1);
+		cnt += rx->n;
+	}
+	rsh_tmf_rx_parse(t);
+	*blocked = *blocked || rx->hold != NULL || rx->pos < rx->n;
+	return cnt;
+}
+
+/* After a boot push the ARM side was reset: drop partial state, resync. */
+static void
+rsh_tmf_reset(struct rsh_tmfifo *t)
+{
+	if (t->tx.pos < t->tx.len && t->tx.ch != RSH_TMF_DST_DROP)
+		RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_drop_reset, 1);
+	t->tx.pos = t->tx.len = 0;
+	if (t->rx.left_words > 0 && t->rx.dst != RSH_TMF_DST_DROP) {
+		RSH_TMF_ADD(t->ch[t->rx.dst].st.rx_drop_reset, 1);
+		RSH_TMF_ADD(t->ch[t->rx.dst].st.rx_drop_bytes, t->rx.left_bytes);
+	}
+	rte_pktmbuf_free(t->rx.m);
+	t->rx.m = NULL;
+	t->rx.left_words = t->rx.left_bytes = 0;
+	t->rx.n = t->rx.pos = 0;
+	RSH_TMF_ADD(t->st.resets, 1);
+	rsh_tmf_sync_fill(t);
+}
+
+/* Poll-lcore hook: one TX pass and one RX pass, see rsh_dev_priv.h. */
+unsigned int
+rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+	bool blocked = false;
+	unsigned int work;
+
+	if (t == NULL)
+		return 0;
+	/* Acquire pairs with the control path's release store of dev->boot. */
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		t->was_booting = true;
+		return 0;
+	}
+	if (t->was_booting) {
+		t->was_booting = false;
+		rsh_tmf_reset(t);
+	}
+	work = rsh_tmf_tx_pass(t, &blocked);
+	work += rsh_tmf_rx_pass(t, &blocked);
+	if (work > 0 || !blocked) {
+		t->blocked_since = 0;
+	} else {
+		if (t->blocked_since == 0)
+			t->blocked_since = now;
+		if (now - t->blocked_since <
+		    RSH_TMF_BLOCKED_FAST_MS * rte_get_timer_hz() / 1000)
+			*sleep_ns = RTE_MIN(*sleep_ns, RSH_TMF_BLOCKED_SLEEP_NS);
+	}
+	return work;
+}
+
+/* Fill defaults. */
+void
+rsh_tmfifo_opts_default(struct rsh_tmfifo_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->console = true;
+	o->net = true;
+	o->ring_size = 1024;
+	o->pool_size = 4095;
+	o->socket_id = SOCKET_ID_ANY;
+}
+
+/* Free every mbuf left in a ring, then the ring. */
+static void
+rsh_tmf_ring_free(struct rte_ring *r)
+{
+	void *m;
+
+	if (r == NULL)
+		return;
+	while (rte_ring_dequeue(r, &m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(r);
+}
+
+/* Free everything of a tmfifo object (any subset may be NULL). */
+static void
+rsh_tmf_free(struct rsh_tmfifo *t)
+{
+	unsigned int c;
+
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
+		rsh_tmf_ring_free(t->ch[c].tx);
+		rsh_tmf_ring_free(t->ch[c].rx);
+	}
+	rte_pktmbuf_free(t->rx.m);
+	rte_pktmbuf_free(t->rx.hold);
+	rte_pktmbuf_free(t->con_rd);
+	rte_ring_free(t->ctrl);
+	rte_mempool_free(t->rx_pool);
+	rte_mempool_free(t->tx_pool);
+	rte_free(t);
+}
+
+/* One SP/SC ring of mbuf pointers named rshtmf<id><suffix>. */
+static struct rte_ring *
+rsh_tmf_ring(uint32_t id, const char *sfx, const struct rsh_tmfifo_opts *o)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "rshtmf%u%s", id, sfx);
+	return rte_ring_create(name, o->ring_size, o->socket_id,
+			       RING_F_SP_ENQ | RING_F_SC_DEQ);
+}
+
+/* Create rings and pools of an attach; -ENOMEM on failure. */
+static int
+rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
+{
+	static const char *const sfx[RSH_TMFIFO_NCHAN][2] = {
+		{ "c_tx", "c_rx" }, { "n_tx", "n_rx" } };
+	bool open[RSH_TMFIFO_NCHAN] = { o->console, o->net };
+	uint32_t id = __atomic_fetch_add(&rsh_tmf_seq, 1, __ATOMIC_RELAXED);
+	unsigned int cache = RTE_MIN(64u, o->pool_size / 2);
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int c;
+
+	snprintf(name, sizeof(name), "rshtmf%u_rx", id);
+	t->rx_pool = rte_pktmbuf_pool_create(name, o->pool_size, cache, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE, o->socket_id);
+	snprintf(name, sizeof(name), "rshtmf%u_tx", id);
+	t->tx_pool = rte_pktmbuf_pool_create(name, o->pool_size, cache, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE, o->socket_id);
+	snprintf(name, sizeof(name), "rshtmf%u_ctl", id);
+	t->ctrl = rte_ring_create_elem(name, sizeof(uint64_t), RSH_TMF_CTRL_RING,
+				       o->socket_id, RING_F_SC_DEQ);
+	if (t->rx_pool == NULL || t->tx_pool == NULL || t->ctrl == NULL)
+		return -ENOMEM;
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
+		if (!open[c])
+			continue;
+		t->ch[c].tx = rsh_tmf_ring(id, sfx[c][0], o);
+		t->ch[c].rx = rsh_tmf_ring(id, sfx[c][1], o);
+		if (t->ch[c].tx == NULL || t->ch[c].rx == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Check attach options and the device state. */
+static int
+rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
+{
+	if (!o->console && !o->net) {
+		rsh_err_set("%s: tmfifo attach with no channel", dev->name);
+		return -EINVAL;
+	}
+	if (o->ring_size < 2 || !rte_is_power_of_2(o->ring_size) ||
+	    o->pool_size < 2 * o->ring_size) {
+		rsh_err_set("%s: tmfifo ring size %u must be a power of two and "
+			    "the pool (%u) at least twice it", dev->name,
+			    o->ring_size, o->pool_size);
+		return -EINVAL;
+	}
+	if (dev->tmfifo != NULL) {
+		rsh_err_set("%s: tmfifo channels already open", dev->name);
+		return -EEXIST;
+	}
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		rsh_err_set("%s: a boot push is running; open the console and "
+			    "network after it", dev->name);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* Create the channels and sync the HTT stream, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
+{
+	struct rsh_tmfifo_opts def;
+	struct rsh_tmfifo *t;
+	int rc;
+
+	if (o == NULL) {
+		rsh_tmfifo_opts_default(&def);
+		o = &def;
+	}
+	rc = rsh_tmf_check(dev, o);
+	if (rc != 0)
+		return rc;
+	t = rte_zmalloc_socket("rsh_tmfifo", sizeof(*t), RTE_CACHE_LINE_SIZE,
+			       o->socket_id);
+	if (t == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	t->dev = dev;
+	t->tx.ch = RSH_TMF_DST_DROP;
+	rc = rsh_tmf_create(t, o);
+	if (rc != 0)
+		goto fail_free;
+	rc = o->no_sync ? 0 : rsh_tmf_sync_fill(t);
+	if (rc != 0) {
+		rsh_err_set("%s: TM FIFO status unreadable (%s)", dev->name,
+			    rc == -ENODEV ? "device gone" : "device in reset");
+		goto fail_free;
+	}
+	dev->tmfifo = t;
+	return 0;
+fail_free:
+	rsh_tmf_free(t);
+fail:
+	if (rc == -ENOMEM)
+		rsh_err_set("%s: no memory for tmfifo rings/pools (%s)", dev->name,
+			    rte_strerror(rte_errno));
+	return rc;
+}
+
+/* Free the channels, see rsh_tmfifo_api.h. */
+void
+rsh_tmfifo_detach(struct rsh_dev *dev)
+{
+	if (dev->tmfifo == NULL)
+		return;
+	rsh_tmf_free(dev->tmfifo);
+	dev->tmfifo = NULL;
+}
+
+/* True when channels are attached. */
+bool
+rsh_tmfifo_attached(const struct rsh_dev *dev)
+{
+	return dev->tmfifo != NULL;
+}
+
+/* Queue console bytes, see rsh_tmfifo_api.h. */
+size_t
+rsh_tmfifo_console_write(struct rsh_dev *dev, const void *buf, size_t len)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rte_mbuf *m;
+	size_t done = 0, n;
+
+	if (t == NULL || t->ch[RSH_TMFIFO_CONSOLE].tx == NULL)
+		return 0;
+	while (done < len) {
+		n = RTE_MIN(len - done, (size_t)RSH_TMFIFO_CONSOLE_MSG_MAX);
+		m = rte_pktmbuf_alloc(t->tx_pool);
+		if (m == NULL) {
+			RSH_TMF_ADD(t->ch[RSH_TMFIFO_CONSOLE].st.user_nombuf, 1);
+			break;
+		}
+		memcpy(rte_pktmbuf_append(m, (uint16_t)n),
+		       (const char *)buf + done, n);
+		if (rte_ring_enqueue(t->ch[RSH_TMFIFO_CONSOLE].tx, m) != 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		done += n;
+	}
+	return done;
+}
+
+/* Take console bytes, see rsh_tmfifo_api.h. */
+size_t
+rsh_tmfifo_console_read(struct rsh_dev *dev, void *buf, size_t len)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+	size_t done = 0, k;
+	void *m;
+
+	if (t == NULL || t->ch[RSH_TMFIFO_CONSOLE].rx == NULL)
+		return 0;
+	while (done < len) {
+		if (t->con_rd == NULL) {
+			if (rte_ring_dequeue(t->ch[RSH_TMFIFO_CONSOLE].rx, &m) != 0)
+				break;
+			t->con_rd = m;
+			t->con_rd_off = 0;
+		}
+		k = RTE_MIN(len - done,
+			    (size_t)(rte_pktmbuf_data_len(t->con_rd) - t->con_rd_off));
+		memcpy((char *)buf + done,
+		       rte_pktmbuf_mtod_offset(t->con_rd, char *, t->con_rd_off), k);
+		done += k;
+		t->con_rd_off += (uint32_t)k;
+		if (t->con_rd_off == rte_pktmbuf_data_len(t->con_rd)) {
+			rte_pktmbuf_free(t->con_rd);
+			t->con_rd = NULL;
+		}
+	}
+	return done;
+}
+
+/* Queue frames, see rsh_tmfifo_api.h. */
+uint16_t
+rsh_tmfifo_net_tx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+
+	if (t == NULL || t->ch[RSH_TMFIFO_NET].tx == NULL)
+		return 0;
+	return (uint16_t)rte_ring_enqueue_burst(t->ch[RSH_TMFIFO_NET].tx,
+						(void **)pkts, n, NULL);
+}
+
+/* Take frames, see rsh_tmfifo_api.h. */
+uint16_t
+rsh_tmfifo_net_rx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+
+	if (t == NULL || t->ch[RSH_TMFIFO_NET].rx == NULL)
+		return 0;
+	return (uint16_t)rte_ring_dequeue_burst(t->ch[RSH_TMFIFO_NET].rx,
+						(void **)pkts, n, NULL);
+}
+
+/* The rings of a channel, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_rings(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
+		 struct rte_ring **rx, struct rte_ring **tx)
+{
+	if ((unsigned int)ch >= RSH_TMFIFO_NCHAN)
+		return -EINVAL;
+	if (dev->tmfifo == NULL || dev->tmfifo->ch[ch].rx == NULL)
+		return -ENOENT;
+	*rx = dev->tmfifo->ch[ch].rx;
+	*tx = dev->tmfifo->ch[ch].tx;
+	return 0;
+}
+
+/* The transmit pool, see rsh_tmfifo_api.h. */
+struct rte_mempool *
+rsh_tmfifo_pool(struct rsh_dev *dev)
+{
+	return dev->tmfifo == NULL ? NULL : dev->tmfifo->tx_pool;
+}
+
+/* Queue n control words as one unit. */
+static int
+rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
+{
+	if (dev->tmfifo == NULL)
+		return -ENOENT;
+	if (rte_ring_enqueue_bulk_elem(dev->tmfifo->ctrl, w, sizeof(*w), n,
+				       NULL) != n)
+		return -EAGAIN;
+	return 0;
+}
+
+/* MAC_1 + MAC_2, §4.7. */
+int
+rsh_tmfifo_ctrl_set_mac(struct rsh_dev *dev, const uint8_t mac[6])
+{
+	uint64_t w[2] = { rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac),
+			  rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac) };
+
+	return rsh_tmf_ctrl_put(dev, w, 2);
+}
+
+/* VLAN_ID, §4.7. */
+int
+rsh_tmfifo_ctrl_set_vlan(struct rsh_dev *dev, uint16_t vlan0, uint16_t vlan1)
+{
+	uint64_t w = rsh_tmf_ctrl_vlan(vlan0, vlan1);
+
+	return rsh_tmf_ctrl_put(dev, &w, 1);
+}
+
+/* PXE_ID, §4.7. */
+int
+rsh_tmfifo_ctrl_set_pxe(struct rsh_dev *dev, uint32_t pxe_id)
+{
+	uint64_t w = rsh_tmf_ctrl_pxe(pxe_id);
+
+	return rsh_tmf_ctrl_put(dev, &w, 1);
+}
+
+/* CTRL_REQ, §4.7. */
+int
+rsh_tmfifo_ctrl_request(struct rsh_dev *dev)
+{
+	uint64_t w = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+
+	return rsh_tmf_ctrl_put(dev, &w, 1);
+}
+
+/* Seqcount read of the peer values, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_peer_get(struct rsh_dev *dev, struct rsh_tmfifo_peer *out)
+{
+	struct rsh_tmf_peer *p;
+	uint32_t s;
+	unsigned int i;
+
+	if (dev->tmfifo == NULL)
+		return -ENOENT;
+	p = &dev->tmfifo->peer;
+	do {
+		/* Acquire pairs with the writer's final release store. */
+		s = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		for (i = 0; i < 6; i++)
+			out->mac[i] = __atomic_load_n(&p->v.mac[i], __ATOMIC_RELAXED);
+		out->vlan[0] = __atomic_load_n(&p->v.vlan[0], __ATOMIC_RELAXED);
+		out->vlan[1] = __atomic_load_n(&p->v.vlan[1], __ATOMIC_RELAXED);
+		out->pxe_id = __atomic_load_n(&p->v.pxe_id, __ATOMIC_RELAXED);
+		out->have = __atomic_load_n(&p->v.have, __ATOMIC_RELAXED);
+		out->replies = __atomic_load_n(&p->v.replies, __ATOMIC_RELAXED);
+		/* Pairs with the writer's release fence after seq goes odd. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((s & 1) != 0 || __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != s);
+	return 0;
+}
+
+/* CTRL_REQ and wait for PXE_ID, with a deadline, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_ctrl_query(struct rsh_dev *dev, unsigned int timeout_ms,
+		      struct rsh_tmfifo_peer *out)
+{
+	uint64_t deadline = rte_get_timer_cycles() +
+			    timeout_ms * rte_get_timer_hz() / 1000;
+	struct rsh_tmfifo_peer before;
+	int rc = rsh_tmfifo_peer_get(dev, &before);
+
+	if (rc == 0)
+		rc = rsh_tmfifo_ctrl_request(dev);
+	if (rc != 0)
+		return rc;
+	do {
+		rsh_tmfifo_peer_get(dev, out);
+		if (out->replies != before.replies)
+			return 0;
+		rte_delay_us_sleep(1000);
+	} while (rte_get_timer_cycles() < deadline);
+	return -ETIMEDOUT;
+}
+
+/* Copy counters, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_get_stats(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
+		     struct rsh_tmfifo_chan_stats *cst,
+		     struct rsh_tmfifo_stats *dst)
+{
+	if ((unsigned int)ch >= RSH_TMFIFO_NCHAN)
+		return -EINVAL;
+	if (dev->tmfifo == NULL)
+		return -ENOENT;
+	if (cst != NULL)
+		rsh_tmf_stats_copy((uint64_t *)cst,
+				   (const uint64_t *)&dev->tmfifo->ch[ch].st,
+				   sizeof(*cst));
+	if (dst != NULL)
+		rsh_tmf_stats_copy((uint64_t *)dst,
+				   (const uint64_t *)&dev->tmfifo->st, sizeof(*dst));
+	return 0;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * TM FIFO console and network channels (public; included by rsh.h).
+ *
+ * The poll lcore owns the TM FIFO pair and multiplexes two channels on it
+ * (reference/rshim-host-interface.md §4.4): the console (a byte stream)
+ * and the tmfifo network (Ethernet frames). Users talk to the poll lcore
+ * only through rte_rings of rte_mbuf pointers, one per direction per
+ * channel, single-producer/single-consumer: exactly one user thread may
+ * write a channel and one may read it. rsh_tmfifo_net_rings() hands the
+ * network rings to rte_eth_from_rings() for a DPDK ethdev.
+ *
+ * Nothing is dropped silently: every drop is counted with its reason in
+ * struct rsh_tmfifo_chan_stats. When a receive ring is full the poll lcore
+ * stops popping the hardware FIFO (back-pressure, §4.10).
+ */
+#ifndef RSH_TMFIFO_API_H
+#define RSH_TMFIFO_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rsh_dev;
+struct rte_mbuf;
+struct rte_ring;
+struct rte_mempool;
+
+/** Channels multiplexed on the TM FIFO. */
+enum rsh_tmfifo_chan {
+	RSH_TMFIFO_CONSOLE = 0,
+	RSH_TMFIFO_NET = 1,
+	RSH_TMFIFO_NCHAN = 2,
+};
+
+/** Largest console payload carried in one message (253-word credit). */
+#define RSH_TMFIFO_CONSOLE_MSG_MAX 2016u
+/** Largest network frame the host sends or accepts (§4.4). */
+#define RSH_TMFIFO_NET_FRAME_MAX 1536u
+
+/** Attach options. */
+struct rsh_tmfifo_opts {
+	bool console;            /**< open the console channel */
+	bool net;                /**< open the network channel */
+	unsigned int ring_size;  /**< per ring, power of two (default 1024) */
+	unsigned int pool_size;  /**< mbufs per pool (default 4095) */
+	int socket_id;           /**< NUMA socket, SOCKET_ID_ANY default */
+	bool no_sync;            /**< skip the §4.10 sync fill (tests) */
+};
+
+/** Per-channel counters (copied out; written by the poll lcore unless
+ *  marked "user"). */
+struct rsh_tmfifo_chan_stats {
+	uint64_t tx_msgs;        /**< messages written to the FIFO */
+	uint64_t tx_bytes;       /**< payload bytes written */
+	uint64_t rx_msgs;        /**< messages received whole */
+	uint64_t rx_bytes;       /**< payload bytes delivered to the ring */
+	uint64_t rx_mbufs;       /**< mbufs enqueued to the rx ring */
+	/* drops, by reason */
+	uint64_t tx_drop_oversize; /**< frame/chunk longer than the maximum */
+	uint64_t tx_drop_empty;    /**< zero-length mbuf (would be a no-op) */
+	uint64_t tx_drop_reset;    /**< in flight when a boot push reset the link */
+	uint64_t rx_drop_oversize; /**< net frame > 1536 bytes, drained */
+	uint64_t rx_drop_closed;   /**< channel not open: drained */
+	uint64_t rx_drop_reset;    /**< partial message discarded at a boot push */
+	uint64_t rx_drop_bytes;    /**< payload bytes of all rx drops */
+	/* waits (no data lost) */
+	uint64_t rx_ring_full;     /**< delivery waited for ring space */
+	uint64_t rx_nombuf;        /**< delivery waited for a free mbuf */
+	uint64_t user_nombuf;      /**< user: write found the pool empty */
+};
+
+/** Device-wide TM FIFO counters. */
+struct rsh_tmfifo_stats {
+	uint64_t tx_words;        /**< words written to HOST_TO_TILE */
+	uint64_t tx_bursts;       /**< write_fifo calls */
+	uint64_t tx_full;         /**< passes with data but no credit */
+	uint64_t tx_sync_words;   /**< §4.10 sync words sent */
+	uint64_t tx_ctrl;         /**< control messages sent */
+	uint64_t rx_words;        /**< words popped from TILE_TO_HOST */
+	uint64_t rx_bursts;       /**< read_fifo calls */
+	uint64_t rx_noop;         /**< zero-length data headers skipped */
+	uint64_t rx_ctrl;         /**< control messages accepted */
+	uint64_t rx_ctrl_bad_csum;/**< control messages with a bad checksum */
+	uint64_t rx_ctrl_unknown; /**< len 0 with an unknown type, skipped */
+	uint64_t rx_drop_unknown; /**< unknown type with len > 0, drained */
+	uint64_t rx_drop_unknown_bytes;
+	uint64_t sts_bad;         /**< STS reads returning a bad pattern */
+	uint64_t resets;          /**< state resets after a boot push */
+};
+
+/** Values reported by the peer in control messages (§4.7). */
+struct rsh_tmfifo_peer {
+	uint8_t mac[6];        /**< MAC_1 + MAC_2 */
+	uint16_t vlan[2];      /**< VLAN_ID */
+	uint32_t pxe_id;       /**< PXE_ID */
+	uint32_t have;         /**< RSH_TMFIFO_PEER_HAVE_* bits received */
+	uint32_t replies;      /**< complete replies (PXE_ID, the last) */
+};
+#define RSH_TMFIFO_PEER_HAVE_MAC1 0x1u
+#define RSH_TMFIFO_PEER_HAVE_MAC2 0x2u
+#define RSH_TMFIFO_PEER_HAVE_VLAN 0x4u
+#define RSH_TMFIFO_PEER_HAVE_PXE 0x8u
+
+/** Fill defaults: both channels, 1024-entry rings, 4095-mbuf pools. */
+void rsh_tmfifo_opts_default(struct rsh_tmfifo_opts *o);
+
+/**
+ * Create the channels of a device: rings, mbuf pools, then the §4.10 sync
+ * fill of the HOST_TO_TILE FIFO. Control path: the device must not be
+ * attached to a running poller.
+ * @return 0; -EINVAL bad options (ring size not a power of two, no
+ *   channel); -EEXIST already attached; -EBUSY a boot push runs;
+ *   -ENOMEM ring or pool creation failed; -ENODEV/-EIO the STS read
+ *   returned a bad pattern (device gone / in reset).
+ */
+int rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o);
+
+/** Free the channels (queued mbufs too). Control path, poller stopped. */
+void rsh_tmfifo_detach(struct rsh_dev *dev);
+
+/** True when channels are attached. */
+bool rsh_tmfifo_attached(const struct rsh_dev *dev);
+
+/**
+ * Queue console bytes for the DPU (copied into mbufs of at most
+ * RSH_TMFIFO_CONSOLE_MSG_MAX bytes). One writer thread.
+ * @return bytes accepted (short when the ring or the pool is full;
+ *   0 when the console channel is not open).
+ */
+size_t rsh_tmfifo_console_write(struct rsh_dev *dev, const void *buf,
+				size_t len);
+
+/**
+ * Take console bytes received from the DPU. One reader thread.
+ * @return bytes copied (0 when none are waiting).
+ */
+size_t rsh_tmfifo_console_read(struct rsh_dev *dev, void *buf, size_t len);
+
+/**
+ * Queue Ethernet frames (no FCS, at most RSH_TMFIFO_NET_FRAME_MAX bytes;
+ * multi-segment mbufs allowed). Ownership of the accepted mbufs passes to
+ * the driver. One writer thread.
+ * @return frames accepted (the first n; the caller keeps the rest).
+ */
+uint16_t rsh_tmfifo_net_tx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts,
+				 uint16_t n);
+
+/**
+ * Take received frames (one single-segment mbuf each; the caller frees).
+ * One reader thread. @return frames returned.
+ */
+uint16_t rsh_tmfifo_net_rx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts,
+				 uint16_t n);
+
+/**
+ * The rings of a channel, for rte_eth_from_rings(): *rx carries mbufs from
+ * the DPU (poll lcore produces), *tx to the DPU (poll lcore consumes).
+ * @return 0; -ENOENT channel not open; -EINVAL bad channel.
+ */
+int rsh_tmfifo_rings(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
+		     struct rte_ring **rx, struct rte_ring **tx);
+
+/** Pool users allocate transmit mbufs from (NULL when not attached). */
+struct rte_mempool *rsh_tmfifo_pool(struct rsh_dev *dev);
+
+/**
+ * Queue control messages (§4.7), sent at the next message boundary
+ * before any data. rsh_tmfifo_ctrl_request() asks the peer to report its
+ * MAC, VLAN and PXE values.
+ * @return 0; -ENOENT not attached; -EAGAIN control queue full.
+ */
+int rsh_tmfifo_ctrl_set_mac(struct rsh_dev *dev, const uint8_t mac[6]);
+int rsh_tmfifo_ctrl_set_vlan(struct rsh_dev *dev, uint16_t vlan0,
+			     uint16_t vlan1);
+int rsh_tmfifo_ctrl_set_pxe(struct rsh_dev *dev, uint32_t pxe_id);
+int rsh_tmfifo_ctrl_request(struct rsh_dev *dev);
+
+/**
+ * The peer's reported values (a consistent snapshot).
+ * @return 0; -ENOENT not attached.
+ */
+int rsh_tmfifo_peer_get(struct rsh_dev *dev, struct rsh_tmfifo_peer *out);
+
+/**
+ * Send CTRL_REQ and wait for the reply to complete (PXE_ID arrives last;
+ * the reference waits 1 s, §4.7). The poller must be running.
+ * @return 0; -ENOENT not attached; -EAGAIN queue full; -ETIMEDOUT no
+ *   complete reply within timeout_ms.
+ */
+int rsh_tmfifo_ctrl_query(struct rsh_dev *dev, unsigned int timeout_ms,
+			  struct rsh_tmfifo_peer *out);
+
+/**
+ * Copy counters (either pointer may be NULL).
+ * @return 0; -ENOENT not attached; -EINVAL bad channel.
+ */
+int rsh_tmfifo_get_stats(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
+			 struct rsh_tmfifo_chan_stats *cst,
+			 struct rsh_tmfifo_stats *dst);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RSH_TMFIFO_API_H */

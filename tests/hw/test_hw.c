@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The `hw` suite: sanity checks on a real rshim function named by
+ * RSHIM_PMD_TEST_BDF, through the public API only (rsh.h). Exits 77
+ * (skipped) when the variable is unset. Register reads always run; the
+ * boot push (which resets the DPU's ARM cores) only with
+ * RSHIM_PMD_TEST_PUSH=1. RSHIM_PMD_TEST_MAPPING forces vfio/uio/direct.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "rsh.h"
+#include "rsh_bfb.h"
+
+#define RSH_HW_SKIP 77
+
+static int rsh_hw_failed;
+
+/* Report one check. */
+static void
+rsh_hw_check(int ok, const char *what, const char *detail)
+{
+	printf("%s: %s%s%s\n", ok ? "PASS" : "FAIL", what, detail ? ": " : "",
+	       detail ? detail : "");
+	rsh_hw_failed |= !ok;
+}
+
+/* Register sanity, §1.4: FABRIC_DIM non-zero, UPTIME moves forward. */
+static void
+rsh_hw_regs(struct rsh_dev *dev)
+{
+	uint64_t fd = 0, u0 = 0, u1 = 0, cnt = 0;
+	int rc;
+
+	rc = rsh_dev_reg_read(dev, RSH_FABRIC_DIM, &fd);
+	rsh_hw_check(rc == 0 && fd != 0, "FABRIC_DIM readable, non-zero",
+		     rc ? rsh_last_error() : NULL);
+	rc = rsh_dev_reg_read(dev, RSH_UPTIME, &u0);
+	rc |= rsh_dev_reg_read(dev, RSH_UPTIME, &u1);
+	rsh_hw_check(rc == 0 && u1 >= u0, "UPTIME monotonic", NULL);
+	rc = rsh_dev_reg_read(dev, RSH_BOOT_FIFO_COUNT, &cnt);
+	rsh_hw_check(rc == 0 && (cnt & RSH_BOOT_FIFO_COUNT__MASK) <=
+		     RSH_BF3_BOOT_FIFO_DEPTH, "BOOT_FIFO_COUNT in range", NULL);
+}
+
+/* Scratch log read, §5.6. */
+static void
+rsh_hw_log(struct rsh_dev *dev)
+{
+	struct rsh_log_rec recs[16];
+	int n = rsh_log_read(dev, false, recs, 16);
+
+	rsh_hw_check(n >= 0, "scratch log read", n < 0 ? rsh_last_error() :
+		     NULL);
+	if (n > 0)
+		printf("  last log record: %s\n", recs[n - 1].text);
+}
+
+/* Push a tiny in-memory BFB (one zero-filled image). */
+static void
+rsh_hw_push(struct rsh_dev *dev)
+{
+	static uint8_t payload[4096], bfb[8192];
+	struct rsh_bfb_wimage img = { .id = 62, .data = payload,
+				      .len = sizeof(payload) };
+	struct rsh_poll_opts po;
+	struct rsh_boot_opts bo;
+	struct rsh_poller *p = NULL;
+	struct rsh_boot *b = NULL;
+	long len = rsh_bfb_write(&img, 1, bfb, sizeof(bfb));
+	int rc;
+
+	rsh_poll_opts_default(&po);
+	rsh_boot_opts_default(&bo);
+	rc = len < 0 ? (int)len : rsh_poller_create(&po, &p);
+	if (rc == 0)
+		rc = rsh_poller_add(p, dev);
+	if (rc == 0)
+		rc = rsh_poller_start(p);
+	if (rc == 0)
+		rc = rsh_boot_open(dev, p, &bo, &b);
+	if (rc == 0) {
+		rc = rsh_boot_write(b, bfb, (size_t)len);
+		rc = rsh_boot_close(b, NULL) ?: rc;
+	}
+	rsh_hw_check(rc == 0, "boot push of a small BFB",
+		     rc ? rsh_last_error() : NULL);
+	if (p != NULL)
+		rsh_poller_destroy(p);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *bdf = getenv("RSHIM_PMD_TEST_BDF");
+	char *eal[] = { argv[0], "-l", "0-1", "--in-memory",
+			"--iova-mode=va", "--log-level=lib.eal:error" };
+	struct rsh_open_opts opts = { .mapping =
+				      getenv("RSHIM_PMD_TEST_MAPPING") };
+	struct rsh_dev *dev = NULL;
+	const char *push = getenv("RSHIM_PMD_TEST_PUSH");
+
+	(void)argc;
+	if (bdf == NULL || bdf[0] == '\0') {
+		printf("SKIP: set RSHIM_PMD_TEST_BDF=<bdf> to run on a real "
+		       "BlueField\n");
+		return RSH_HW_SKIP;
+	}
+	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0) {
+		printf("FAIL: EAL init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (rsh_dev_open(bdf, &opts, &dev) < 0) {
+		printf("FAIL: open %s: %s\n", bdf, rsh_last_error());
+		return 1;
+	}
+	printf("device %s (%s)\n", rsh_dev_name(dev),
+	       rsh_gen_name(rsh_dev_gen(dev)));
+	rsh_hw_regs(dev);
+	rsh_hw_log(dev);
+	if (push != NULL && strcmp(push, "1") == 0)
+		rsh_hw_push(dev);
+	else
+		printf("SKIP: boot push (resets the ARM; set "
+		       "RSHIM_PMD_TEST_PUSH=1)\n");
+	rsh_dev_close(dev);
+	rte_eal_cleanup();
+	return rsh_hw_failed ? 1 : 0;
+}

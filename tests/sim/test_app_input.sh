@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rshim-pmd-app end to end on the emulator: a good push, and every kind of
+# bad input (one clear line naming the file or device, non-zero exit,
+# nothing pushed).
+#   test_app_input.sh APP MKBFB DEMO_BFB
+set -u
+app=$1 mkbfb=$2 demo=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { echo "ok: $*"; passes=$((passes + 1)); }
+
+# run NAME EXPECTED_EXIT ARGS... ; leaves $out (stdout) and $err (stderr)
+run() {
+	local name=$1 want=$2; shift 2
+	"$app" --quiet "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	out=$(cat "$tmp/out"); err=$(cat "$tmp/err")
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name: exit $rc, expected $want; stderr: $err"
+		return 1
+	fi
+	return 0
+}
+
+# expect_line NAME PATTERN...: stderr is one line containing every pattern
+expect_line() {
+	local name=$1; shift
+	local lines
+	lines=$(printf '%s\n' "$err" | grep -c .)
+	if [ "$lines" -ne 1 ]; then
+		fail "$name: expected one error line, got $lines: $err"
+		return
+	fi
+	for p in "$@"; do
+		if ! grep -qF -- "$p" <<<"$err"; then
+			fail "$name: error line lacks '$p': $err"
+			return
+		fi
+	done
+	if grep -q "pushed" <<<"$out"; then
+		fail "$name: something was pushed: $out"
+		return
+	fi
+	pass "$name"
+}
+
+# A good push on each emulated generation shows the summary and the log.
+for gen in bf1 bf2 bf3; do
+	if run "push-$gen" 0 --device "sim:$gen" --push-boot "$demo"; then
+		if grep -q "pushed 15" <<<"$out" && grep -q "DPU is ready" <<<"$out"; then
+			pass "push-$gen"
+		else
+			fail "push-$gen: no summary or no 'DPU is ready': $out"
+		fi
+	fi
+done
+
+# Bad files.
+run missing 3 --device sim:bf3 --push-boot "$tmp/nope.bfb" && expect_line missing "$tmp/nope.bfb" "nothing pushed"
+: >"$tmp/empty.bfb"
+run empty 3 --device sim:bf3 --push-boot "$tmp/empty.bfb" && expect_line empty "$tmp/empty.bfb" "empty"
+mkdir "$tmp/dir.bfb"
+run directory 3 --device sim:bf3 --push-boot "$tmp/dir.bfb" && expect_line directory "$tmp/dir.bfb" "directory"
+head -c 100000 /dev/urandom >"$tmp/random.bin"
+printf 'ELF!' | dd of="$tmp/random.bin" conv=notrunc status=none
+run not-bfb 3 --device sim:bf3 --push-boot "$tmp/random.bin" && expect_line not-bfb "$tmp/random.bin" "not a BFB"
+head -c 10 "$demo" >"$tmp/short.bfb"
+run truncated-header 3 --device sim:bf3 --push-boot "$tmp/short.bfb" && expect_line truncated-header "$tmp/short.bfb" "nothing pushed"
+cp "$demo" "$tmp/crc.bfb"
+printf '\xff' | dd of="$tmp/crc.bfb" bs=1 seek=100 conv=notrunc status=none
+run crc 3 --device sim:bf3 --push-boot "$tmp/crc.bfb" && expect_line crc "$tmp/crc.bfb" "CRC" "--force"
+head -c 3000000 "$demo" >"$tmp/cut.bfb"
+run truncated-image 3 --device sim:bf3 --push-boot "$tmp/cut.bfb" && expect_line truncated-image "$tmp/cut.bfb" "truncated"
+
+# --force pushes the corrupt file; the emulated firmware reports the error.
+if run crc-forced 7 --device sim:bf3 --push-boot "$tmp/crc.bfb" --force; then
+	if grep -q "ERR\[" <<<"$out"; then pass crc-forced; else fail "crc-forced: no ERR line: $out"; fi
+fi
+
+# Bad devices and options.
+run bad-gen 4 --device sim:bf9 --push-boot "$demo" && expect_line bad-gen "sim:bf9" "bf3"
+run bad-opt 4 --device sim:bf3,drian=1M --push-boot "$demo" && expect_line bad-opt "drian" "drain="
+run bad-dev 4 --device nonsense --push-boot "$demo" && expect_line bad-dev "nonsense"
+run bad-flag 2 --push-boot "$demo" --frobnicate && expect_line bad-flag "--frobnicate"
+run no-mode 2 --device sim:bf3 && expect_line no-mode "nothing to do"
+run bad-timeout 2 --push-boot "$demo" --timeout abc && expect_line bad-timeout "abc" "timeout"
+
+# A stall longer than the timeout: exit 5, one line, BOOT_CONTROL restored.
+if run timeout 5 --device "sim:bf3,drain=100M,stall=60s@1M" --timeout 0.3 --push-boot "$demo"; then
+	grep -q "boot timeout" <<<"$err" && grep -q "BOOT_CONTROL restored" <<<"$err" \
+		&& pass timeout || fail "timeout: $err"
+fi
+# Surprise removal: exit 6.
+if run gone 6 --device "sim:bf2,gone@2M" --push-boot "$demo"; then
+	grep -q "disappeared" <<<"$err" && pass gone || fail "gone: $err"
+fi
+
+# Listing and help.
+run list 0 --list --sim && { grep -q "sim:bf3" <<<"$out" && grep -q "sim:bf1" <<<"$out" && pass list || fail "list: $out"; }
+run help 0 --help && { grep -q "Exit codes" <<<"$out" && grep -q -- "--push-boot" <<<"$out" && pass help || fail help; }
+
+# Plain (non-TTY) progress lines when not quiet.
+"$app" --device sim:bf3,drain=20M --push-boot "$demo" --log-wait 2 >"$tmp/out" 2>"$tmp/err" </dev/null
+if [ $? -eq 0 ] && grep -q "pushed .* MiB/s" "$tmp/err"; then pass progress-lines; else fail "progress-lines: $(cat "$tmp/err")"; fi
+
+# rshim-mkbfb lists the demo.
+"$mkbfb" --list "$demo" >"$tmp/out" 2>&1 && grep -q "initramfs" "$tmp/out" && pass mkbfb-list || fail "mkbfb-list: $(cat "$tmp/out")"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rshim-devbind.py against fake sysfs trees (run by meson test)."""
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.environ.get("RSHIM_DEVBIND",
+                        os.path.join(HERE, "..", "..", "usertools",
+                                     "rshim-devbind.py"))
+
+
+def make_fn(root, bdf, vendor, device, driver=None, group=None):
+    """One fake PCI function with optional driver and iommu_group links."""
+    d = os.path.join(root, "bus", "pci", "devices", bdf)
+    os.makedirs(d)
+    for name, val in (("vendor", "0x%04x" % vendor),
+                      ("device", "0x%04x" % device),
+                      ("driver_override", "(null)")):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(val + "\n")
+    if driver:
+        drv = make_driver(root, driver)
+        os.symlink(drv, os.path.join(d, "driver"))
+    if group is not None:
+        g = os.path.join(root, "kernel", "iommu_groups", str(group))
+        os.makedirs(g, exist_ok=True)
+        os.symlink(g, os.path.join(d, "iommu_group"))
+
+
+def make_driver(root, name):
+    """A driver directory with bind/unbind files."""
+    drv = os.path.join(root, "bus", "pci", "drivers", name)
+    os.makedirs(drv, exist_ok=True)
+    for f in ("bind", "unbind"):
+        open(os.path.join(drv, f), "a").close()
+    return drv
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel)) as f:
+        return f.read()
+
+
+class DevbindTest(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="rsh-devbind-")
+        make_fn(self.root, "0000:03:00.2", 0x15b3, 0xc2d3, "mlx5_core", 7)
+        make_fn(self.root, "0000:65:00.1", 0x15b3, 0xc2d5, None, 9)
+        make_fn(self.root, "0000:04:00.0", 0x15b3, 0x0214)
+        make_fn(self.root, "0000:03:00.0", 0x15b3, 0xa2d6, "mlx5_core", 7)
+        make_fn(self.root, "0000:00:1f.0", 0x8086, 0xc2d3)
+        make_driver(self.root, "vfio-pci")
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def run_tool(self, *args, rc=0):
+        p = subprocess.run([sys.executable, SCRIPT, "--sysfs-root",
+                            self.root] + list(args), capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, rc, p.stdout + p.stderr)
+        return p.stdout + p.stderr
+
+    def test_status_lists_rshim_only(self):
+        out = self.run_tool("--status")
+        self.assertIn("0000:03:00.2 'BlueField-2' drv=mlx5_core "
+                      "iommu_group=7", out)
+        self.assertIn("0000:65:00.1 'BlueField-3' drv=none iommu_group=9",
+                      out)
+        self.assertIn("0000:04:00.0 'BlueField-2 livefish' drv=none", out)
+        self.assertIn("unsupported", out)
+        self.assertNotIn("0000:03:00.0", out)
+        self.assertNotIn("0000:00:1f.0", out)
+
+    def test_bind_vfio_override_unbind_bind(self):
+        self.run_tool("-b", "vfio-pci", "pcie-0000:03:00.2")
+        self.assertEqual(read(self.root, "bus/pci/devices/0000:03:00.2/"
+                              "driver_override"), "vfio-pci")
+        self.assertEqual(read(self.root, "bus/pci/drivers/mlx5_core/unbind"),
+                         "0000:03:00.2")
+        self.assertEqual(read(self.root, "bus/pci/drivers/vfio-pci/bind"),
+                         "0000:03:00.2")
+
+    def test_bind_unbound_short_form(self):
+        self.run_tool("-b", "vfio-pci", "65:00.1")
+        self.assertEqual(read(self.root, "bus/pci/drivers/vfio-pci/bind"),
+                         "0000:65:00.1")
+
+    def test_dry_run_changes_nothing(self):
+        out = self.run_tool("--dry-run", "-b", "vfio-pci", "03:00.2")
+        self.assertIn("would write vfio-pci to ", out)
+        self.assertIn("would write 0000:03:00.2 to ", out)
+        self.assertEqual(read(self.root, "bus/pci/drivers/vfio-pci/bind"), "")
+        self.assertEqual(read(self.root, "bus/pci/devices/0000:03:00.2/"
+                              "driver_override"), "(null)\n")
+
+    def test_unbind_clears_override(self):
+        self.run_tool("-u", "0000:03:00.2")
+        self.assertEqual(read(self.root, "bus/pci/drivers/mlx5_core/unbind"),
+                         "0000:03:00.2")
+        self.assertEqual(read(self.root, "bus/pci/devices/0000:03:00.2/"
+                              "driver_override"), "\n")
+
+    def test_refuses_non_rshim_and_bad_address(self):
+        out = self.run_tool("-b", "vfio-pci", "03:00.0", rc=1)
+        self.assertIn("not an rshim function (vendor 0x15b3 device 0xa2d6)",
+                      out)
+        self.assertIn("--force", out)
+        out = self.run_tool("-u", "zz:00.0", rc=1)
+        self.assertIn("not a PCI address", out)
+        out = self.run_tool("-u", "09:00.0", rc=1)
+        self.assertIn("0000:09:00.0: no such PCI address", out)
+
+    def test_driver_not_loaded(self):
+        out = self.run_tool("-b", "uio_pci_generic", "03:00.2", rc=1)
+        self.assertIn("modprobe uio_pci_generic", out)
+
+    def test_hugepages_dry_run(self):
+        out = self.run_tool("--dry-run", "--hugepages", "512M")
+        self.assertIn("would run: dpdk-hugepages.py -p 2M --setup 512M", out)
+
+    def test_help_has_examples(self):
+        p = subprocess.run([sys.executable, SCRIPT, "--help"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("examples:", p.stdout)
+        self.assertIn("-b vfio-pci 0000:03:00.2", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

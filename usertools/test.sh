@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rshim-pmd test suite: install dependencies, build, run every suite that
+# can run on this machine, then the same tests built with AddressSanitizer
+# and UBSan (on ordinary memory, so both memory modes are covered).
+#   test.sh            everything
+#   test.sh --quick    skip the sanitizer build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./usertools/install-deps.sh
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+# Hugepages when we can (root); the tests pass with and without them.
+if [ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages ]; then
+	free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
+	if [ "$free" -lt 128 ]; then
+		echo 256 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages || true
+	fi
+fi
+
+echo "test.sh: build (./build)"
+./usertools/build.sh build
+echo "test.sh: meson test (./build)"
+meson test -C build --print-errorlogs --num-processes 2
+
+if [ $quick -eq 0 ]; then
+	echo "test.sh: sanitizer build (./build-asan, -Db_sanitize=address,undefined)"
+	./usertools/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:print_summary=1"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+	export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+	RSHIM_PMD_NO_HUGE=1 meson test -C build-asan --print-errorlogs --num-processes 2 \
+		--no-suite hw --no-suite bench
+fi
+echo "test.sh: all suites passed"
