@@ -180,11 +180,17 @@ rsh_bench_print(const struct rsh_bench_row *rows, unsigned int n)
 		       r->wall_s > 0 ? 100.0 * r->cpu_s / r->wall_s : 0,
 		       r->rc < 0 ? "  (failed)" : "");
 	}
-	printf("\nspeed-up of rshim-pmd over the reference policy:");
-	for (unsigned int i = 0; i + 1 < n; i += 2)
-		printf(" %s%s %.2fx", i ? ", " : "",
-		       rows[i].drain > 0 ? "" : "unlimited",
+	printf("\nrshim-pmd / reference, MiB/s:");
+	for (unsigned int i = 0; i + 1 < n; i += 2) {
+		char drain[32];
+
+		if (rows[i].drain > 0)
+			snprintf(drain, sizeof(drain), "%g MB/s", rows[i].drain / 1e6);
+		else
+			snprintf(drain, sizeof(drain), "unlimited");
+		printf("%s %s %.2fx", i ? "," : "", drain,
 		       rows[i + 1].mib_s > 0 ? rows[i].mib_s / rows[i + 1].mib_s : 0);
+	}
 	printf("\n(CPU %% = process CPU time / wall time, all threads: app, poll lcore and the emulator)\n");
 }
 

@@ -23,6 +23,10 @@
 #define RSH_BOOT_BACKOFF_MAX_NS 1000000ull
 /* Below this the wait is not worth it: write what fits now. */
 #define RSH_BOOT_SPIN_NS 1000ull
+/* Below this drain time of the queued words the device counts as fast,
+ * and is topped up once this many words are free. */
+#define RSH_BOOT_FAST_WORDS 256u
+#define RSH_BOOT_FAST_DRY_NS 50000ull
 /* The reference daemon's sleep when the FIFO is full, §3.3. */
 #define RSH_BOOT_REF_SLEEP_NS 1000000ull
 
@@ -175,8 +179,11 @@ rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 			RTE_MIN(b->backoff_ns * 2, RSH_BOOT_BACKOFF_MAX_NS);
 		return b->backoff_ns;
 	}
-	need_ns = rsh_cyc_to_ns((uint64_t)((want - b->credit) / b->rate));
 	dry_ns = rsh_cyc_to_ns((uint64_t)(RSH_BOOT_DRY_FRACTION * count / b->rate));
+	/* A fast device empties the FIFO while we write: top it up sooner. */
+	if (dry_ns < RSH_BOOT_FAST_DRY_NS)
+		want = RTE_MIN(RSH_BOOT_FAST_WORDS, left);
+	need_ns = rsh_cyc_to_ns((uint64_t)((want - b->credit) / b->rate));
 	need_ns = RTE_MIN(need_ns, dry_ns);
 	if (need_ns < RSH_BOOT_SPIN_NS)
 		return b->credit > 0 ? 0 : RSH_BOOT_SPIN_NS;
