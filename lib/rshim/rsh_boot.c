@@ -257,13 +257,31 @@ rsh_boot_status(const struct rsh_boot *b)
 }
 
 /*
+ * Expected time for one chunk to leave the FIFO at the rate seen so far,
+ * in us (50 us while nothing is known yet).
+ */
+static unsigned int
+rsh_boot_chunk_us(const struct rsh_boot *b)
+{
+	uint64_t pushed = __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8;
+	uint64_t el = rte_get_timer_cycles() - b->start_tsc;
+	double us;
+
+	if (pushed < b->chunk_bytes || el == 0)
+		return 50;
+	us = (double)b->chunk_bytes * el / pushed * 1e6 / rte_get_timer_hz();
+	return (unsigned int)RTE_MAX(RTE_MIN(us, 5000.0), 10.0);
+}
+
+/*
  * Wait for a free chunk. The main lcore is not the data path: it naps
- * with a growing step (50 us .. 1 ms) while all chunks are in flight.
+ * about one chunk's drain time, then doubles up to 5 ms, so a slow DPU
+ * costs a few wake-ups per chunk and a fast one never starves.
  */
 static int
 rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 {
-	unsigned int nap = 50;
+	unsigned int nap = 0;
 	void *obj;
 	int rc;
 
@@ -271,25 +289,32 @@ rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 		rc = rsh_boot_status(b);
 		if (rc < 0)
 			return rc;
+		nap = nap == 0 ? rsh_boot_chunk_us(b) : RTE_MIN(nap * 2, 5000u);
 		rsh_boot_ctl_sleep_us(nap);
-		nap = RTE_MIN(nap * 2, 1000u);
 	}
 	*c = obj;
 	(*c)->len = 0;
 	return 0;
 }
 
-/* Wait until the poll lcore consumed every queued chunk (reference policy). */
+/*
+ * Wait until the poll lcore consumed every queued chunk (reference
+ * policy). Stands in for the reference daemon's blocking hand-off: naps
+ * from 1 us doubling to 1 ms, so the wake-up is late by at most the time
+ * already waited.
+ */
 static int
 rsh_boot_wait_drained(struct rsh_boot *b)
 {
+	unsigned int nap = 1;
+
 	while (__atomic_load_n(&b->chunks_done, __ATOMIC_ACQUIRE) != b->chunks_queued) {
 		int rc = rsh_boot_status(b);
 
 		if (rc < 0)
 			return rc;
-		/* Stands in for the reference's thread hand-off wake-up. */
-		rsh_boot_ctl_sleep_us(1);
+		rsh_boot_ctl_sleep_us(nap);
+		nap = RTE_MIN(nap * 2, 1000u);
 	}
 	return 0;
 }

@@ -99,6 +99,19 @@ if run gone 6 --device "sim:bf2,gone@2M" --push-boot "$demo"; then
 	grep -q "disappeared" <<<"$err" && pass gone || fail "gone: $err"
 fi
 
+# Ctrl-C mid-push: exit 130, one line saying so, BOOT_CONTROL restored.
+"$app" --quiet --device sim:bf3,drain=5M --push-boot "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null &
+pid=$!
+sleep 0.7
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 130 ] && grep -q "cancelled" "$tmp/err" && grep -q "BOOT_CONTROL restored" "$tmp/err"; then
+	pass ctrl-c
+else
+	fail "ctrl-c: exit $rc: $(cat "$tmp/err")"
+fi
+
 # Listing and help.
 run list 0 --list --sim && { grep -q "sim:bf3" <<<"$out" && grep -q "sim:bf1" <<<"$out" && pass list || fail "list: $out"; }
 run help 0 --help && { grep -q "Exit codes" <<<"$out" && grep -q -- "--push-boot" <<<"$out" && pass help || fail help; }
