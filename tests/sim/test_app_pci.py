@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rshim-pmd-app on the real-hardware path, against fake sysfs trees.
+
+No BlueField here: a fake tree (vendor/device/class/revision files, a sparse
+resource0, config space, driver and iommu_group links) stands for /sys, and
+the app is run with --sysfs-root. The direct backend maps the fake resource0,
+so a whole push lands in that file: the test reads back the registers at the
+BF3 offsets (reference/rshim-host-interface.md §1.5).
+"""
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
+DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
+ENV = dict(os.environ, RSHIM_PMD_NO_HUGE="1")
+
+BF3_FABRIC_DIM = 0x110
+BF3_BOOT_FIFO_DATA = 0x2000
+BF3_RESET_CONTROL = 0x500
+BF3_BOOT_CONTROL = 0x528
+BF3_WDOG1 = 0x40000
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def make_fn(root, bdf, vendor, device, bar, driver=None, group=None,
+            speed=("8.0 GT/s PCIe", "8.0 GT/s PCIe"), width=(16, 16)):
+    """One fake PCI function."""
+    d = os.path.join(root, "bus", "pci", "devices", bdf)
+    attrs = {"vendor": "0x%04x" % vendor, "device": "0x%04x" % device,
+             "class": "0x080100", "revision": "0x01", "irq": "16",
+             "numa_node": "0", "enable": "0", "driver_override": "(null)",
+             "current_link_speed": speed[0], "max_link_speed": speed[1],
+             "current_link_width": str(width[0]),
+             "max_link_width": str(width[1]),
+             "resource": "0x00000000e0000000 0x%016x 0x000000000014220c\n"
+                         "0x0000000000000000 0x0000000000000000 "
+                         "0x0000000000000000" % (0xe0000000 + bar - 1)}
+    for name, val in attrs.items():
+        write(os.path.join(d, name), val + "\n")
+    with open(os.path.join(d, "resource0"), "wb") as f:
+        f.truncate(bar)
+    cfg = bytearray(256)
+    cfg[0:4] = struct.pack("<HH", vendor, device)
+    cfg[8] = 1
+    with open(os.path.join(d, "config"), "wb") as f:
+        f.write(cfg)
+    if driver:
+        drv = os.path.join(root, "bus", "pci", "drivers", driver)
+        os.makedirs(drv, exist_ok=True)
+        os.symlink(drv, os.path.join(d, "driver"))
+    if group is not None:
+        g = os.path.join(root, "kernel", "iommu_groups", str(group))
+        os.makedirs(os.path.join(g, "devices"), exist_ok=True)
+        os.symlink(d, os.path.join(g, "devices", bdf))
+        os.symlink(g, os.path.join(d, "iommu_group"))
+    return d
+
+
+def bar_rw(d, off, val=None):
+    """Read (or write) one 64-bit register in a fake resource0."""
+    with open(os.path.join(d, "resource0"), "r+b") as f:
+        f.seek(off)
+        if val is None:
+            return struct.unpack("<Q", f.read(8))[0]
+        f.write(struct.pack("<Q", val))
+        return val
+
+
+class AppPciTest(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="rsh-app-pci-")
+        self.bf2 = make_fn(self.root, "0000:03:00.2", 0x15b3, 0xc2d3,
+                           0x100000, "mlx5_core", 7)
+        self.bf3 = make_fn(self.root, "0000:65:00.1", 0x15b3, 0xc2d5,
+                           0x800000, None, 9,
+                           speed=("2.5 GT/s PCIe", "16.0 GT/s PCIe"),
+                           width=(4, 16))
+        make_fn(self.root, "0000:04:00.0", 0x15b3, 0x0214, 0x100000)
+        make_fn(self.root, "0000:00:1f.0", 0x8086, 0x1234, 0x1000, "e1000e")
+        bar_rw(self.bf3, BF3_FABRIC_DIM, 0x33)
+        # Values the push must overwrite: proof that its writes land here.
+        bar_rw(self.bf3, BF3_WDOG1, 0xFFFF)
+        bar_rw(self.bf3, BF3_BOOT_CONTROL, 3)
+        bar_rw(self.bf3, BF3_RESET_CONTROL, 0x500000000)
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def app(self, *args, rc=0):
+        p = subprocess.run([APP, "--quiet", "--sysfs-root", self.root] + list(args),
+                           capture_output=True, text=True, env=ENV,
+                           stdin=subprocess.DEVNULL, timeout=60)
+        self.assertEqual(p.returncode, rc, p.stdout + p.stderr)
+        return p
+
+    def one_line(self, p, *words):
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        self.assertEqual(len(lines), 1, p.stderr)
+        for w in words:
+            self.assertIn(w, lines[0])
+        self.assertNotIn("pushed", p.stdout)
+
+    def test_list(self):
+        out = self.app("--list").stdout
+        self.assertIn("0000:03:00.2", out)
+        self.assertIn("0000:65:00.1", out)
+        self.assertIn("BlueField-3", out)
+        self.assertIn("mlx5_core", out)
+        self.assertRegex(out, r"0000:04:00.0 .*unsupported")
+        self.assertNotIn("0000:00:1f.0", out)
+        self.assertNotIn("sim:bf3", out)
+        self.assertIn("sim:bf3", self.app("--list", "--sim").stdout)
+
+    def test_list_degraded_link(self):
+        line = [ln for ln in self.app("--list").stdout.splitlines()
+                if ln.startswith("0000:65:00.1")][0]
+        self.assertIn("2.5GT/s", line)
+        self.assertRegex(line, "(?i)degraded|below")
+
+    def test_bound_elsewhere(self):
+        for dev in ("0000:03:00.2", "03:00.2", "pcie-0000:03:00.2"):
+            p = self.app("--device", dev, "--push-boot", DEMO, rc=4)
+            self.one_line(p, "mlx5_core",
+                          "dpdk-devbind.py -b vfio-pci 0000:03:00.2")
+
+    def test_no_such_address(self):
+        p = self.app("--device", "0000:99:00.0", "--push-boot", DEMO, rc=4)
+        self.one_line(p, "0000:99:00.0")
+
+    def test_not_rshim(self):
+        p = self.app("--device", "0000:00:1f.0", "--push-boot", DEMO, rc=4)
+        self.one_line(p, "0000:00:1f.0", "--force-id")
+
+    def test_direct_push_lands_in_bar(self):
+        """Unbound BF3: direct mapping of resource0; the push lands there."""
+        p = self.app("--device", "pcie-0000:65:00.1", "--mapping", "direct",
+                     "--reset-delay", "0", "--no-log", "--quiet",
+                     "--push-boot", DEMO)
+        self.assertIn("pushed", p.stdout)
+        with open(DEMO, "rb") as f:
+            data = f.read()
+        data += b"\0" * (-len(data) % 8)
+        last = struct.unpack("<Q", data[-8:])[0]
+        self.assertEqual(bar_rw(self.bf3, BF3_BOOT_FIFO_DATA), last)
+        # The key went in read-modify-write: bits 63:32 kept (§3.2).
+        self.assertEqual(bar_rw(self.bf3, BF3_RESET_CONTROL), 0x5CA710001)
+        self.assertEqual(bar_rw(self.bf3, BF3_BOOT_CONTROL), 1)
+        self.assertEqual(bar_rw(self.bf3, BF3_WDOG1), 0)
+        with open(os.path.join(self.bf3, "driver_override")) as f:
+            self.assertNotIn("rshim", f.read())
+
+
+if __name__ == "__main__":
+    unittest.main()
