@@ -341,34 +341,55 @@ rsh_boot_flush(struct rsh_boot *b)
 	return 0;
 }
 
+/*
+ * The free room of the chunk being filled (taking a new chunk when there
+ * is none), or the push's error.
+ */
+static int
+rsh_boot_room(struct rsh_boot *b, uint8_t **dst, size_t *room)
+{
+	int rc = rsh_boot_status(b);
+
+	if (rc < 0)
+		return rc;
+	if (b->fill == NULL) {
+		rc = rsh_boot_get_chunk(b, &b->fill);
+		if (rc < 0)
+			return rc;
+	}
+	*dst = (uint8_t *)b->fill->words + b->fill->len;
+	*room = b->chunk_bytes - b->fill->len;
+	return 0;
+}
+
+/* Account n bytes added to the chunk being filled; hand it over if full. */
+static int
+rsh_boot_filled(struct rsh_boot *b, size_t n)
+{
+	b->fill->len += n;
+	return b->fill->len == b->chunk_bytes ? rsh_boot_flush(b) : 0;
+}
+
 /* Queue bytes into chunks. */
 int
 rsh_boot_write(struct rsh_boot *b, const void *buf, size_t len)
 {
 	const uint8_t *src = buf;
+	uint8_t *dst;
+	size_t room;
 	int rc;
 
 	while (len > 0) {
-		size_t n;
-
-		rc = rsh_boot_status(b);
+		rc = rsh_boot_room(b, &dst, &room);
 		if (rc < 0)
 			return rc;
-		if (b->fill == NULL) {
-			rc = rsh_boot_get_chunk(b, &b->fill);
-			if (rc < 0)
-				return rc;
-		}
-		n = RTE_MIN(len, (size_t)(b->chunk_bytes - b->fill->len));
-		memcpy((uint8_t *)b->fill->words + b->fill->len, src, n);
-		b->fill->len += n;
-		src += n;
-		len -= n;
-		if (b->fill->len == b->chunk_bytes) {
-			rc = rsh_boot_flush(b);
-			if (rc < 0)
-				return rc;
-		}
+		room = RTE_MIN(room, len);
+		memcpy(dst, src, room);
+		src += room;
+		len -= room;
+		rc = rsh_boot_filled(b, room);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -377,22 +398,17 @@ rsh_boot_write(struct rsh_boot *b, const void *buf, size_t len)
 ssize_t
 rsh_boot_write_fd(struct rsh_boot *b, int fd, size_t max)
 {
-	size_t done = 0;
+	size_t done = 0, room;
+	uint8_t *dst;
 	int rc;
 
 	while (done < max) {
 		ssize_t n;
 
-		rc = rsh_boot_status(b);
+		rc = rsh_boot_room(b, &dst, &room);
 		if (rc < 0)
 			return rc;
-		if (b->fill == NULL) {
-			rc = rsh_boot_get_chunk(b, &b->fill);
-			if (rc < 0)
-				return rc;
-		}
-		n = read(fd, (uint8_t *)b->fill->words + b->fill->len,
-			 RTE_MIN((size_t)(b->chunk_bytes - b->fill->len), max - done));
+		n = read(fd, dst, RTE_MIN(room, max - done));
 		if (n < 0 && errno == EINTR) {
 			if (__atomic_load_n(&b->cancel, __ATOMIC_RELAXED))
 				return -ECANCELED;
@@ -402,13 +418,10 @@ rsh_boot_write_fd(struct rsh_boot *b, int fd, size_t max)
 			return -errno;
 		if (n == 0)
 			break;
-		b->fill->len += n;
 		done += n;
-		if (b->fill->len == b->chunk_bytes) {
-			rc = rsh_boot_flush(b);
-			if (rc < 0)
-				return rc;
-		}
+		rc = rsh_boot_filled(b, n);
+		if (rc < 0)
+			return rc;
 	}
 	return done;
 }

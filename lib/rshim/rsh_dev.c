@@ -148,6 +148,19 @@ rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
 	st->writes = __atomic_load_n(&dev->be->stats.writes, __ATOMIC_RELAXED);
 }
 
+/* Take the control lock unless a boot push owns the device. */
+static int
+rsh_dev_ctl_enter(struct rsh_dev *dev)
+{
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		pthread_mutex_unlock(&dev->ctl_lock);
+		rsh_err_set("%s: a boot push owns the device", dev->name);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /* Control-path register read with the error-pattern check of §1.4. */
 int
 rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
@@ -157,11 +170,9 @@ rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->ctl_lock);
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		pthread_mutex_unlock(&dev->ctl_lock);
-		return -EBUSY;
-	}
+	rc = rsh_dev_ctl_enter(dev);
+	if (rc < 0)
+		return rc;
 	v = rsh_dev_rd(dev, reg);
 	pthread_mutex_unlock(&dev->ctl_lock);
 	rc = rsh_dev_val_err(v);
@@ -179,13 +190,13 @@ rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 int
 rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val)
 {
+	int rc;
+
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->ctl_lock);
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		pthread_mutex_unlock(&dev->ctl_lock);
-		return -EBUSY;
-	}
+	rc = rsh_dev_ctl_enter(dev);
+	if (rc < 0)
+		return rc;
 	rsh_dev_wr(dev, reg, val);
 	pthread_mutex_unlock(&dev->ctl_lock);
 	return 0;
