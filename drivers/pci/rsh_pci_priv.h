@@ -100,6 +100,10 @@ int rsh_pci_check_bar(struct rsh_pci_dev *pd, uint64_t size);
  * open. unmap releases everything map acquired. */
 int rsh_vfio_map(struct rsh_pci_dev *pd);
 void rsh_vfio_unmap(struct rsh_pci_dev *pd);
+/* Re-enable INTx after an eventfd event (vfio-pci masks it, §2.5 step 7). */
+void rsh_vfio_irq_unmask(struct rsh_pci_dev *pd);
+/* rsh_pci_irq.c: ops.irq_poll. */
+int rsh_pci_irq_poll(struct rsh_backend *be);
 int rsh_uio_map(struct rsh_pci_dev *pd);
 void rsh_uio_unmap(struct rsh_pci_dev *pd);
 int rsh_direct_map(struct rsh_pci_dev *pd);

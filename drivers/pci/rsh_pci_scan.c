@@ -149,6 +149,7 @@ static const struct rsh_backend_ops rsh_pci_ops = {
 	.write_fifo = rsh_pci_write_fifo,
 	.read_fifo = rsh_pci_read_fifo,
 	.close = rsh_pci_close,
+	.irq_poll = rsh_pci_irq_poll,
 };
 
 static struct rsh_backend_driver rsh_pci_driver;

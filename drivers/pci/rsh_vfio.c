@@ -295,6 +295,14 @@ none:
 		    "events will be polled");
 }
 
+/* Re-enable INTx after an event: vfio-pci auto-masks level INTx. */
+void
+rsh_vfio_irq_unmask(struct rsh_pci_dev *pd)
+{
+	(void)rsh_vfio_irq_set(pd, VFIO_IRQ_SET_DATA_NONE |
+			       VFIO_IRQ_SET_ACTION_UNMASK, 1, -1);
+}
+
 /* Tear INTx down with count = 0: DATA_NONE|ACTION_TRIGGER with count 1
  * would be a loopback trigger, not a disable (§2.5 step 8, inferred). */
 static void

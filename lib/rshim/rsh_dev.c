@@ -114,6 +114,7 @@ rsh_dev_close(struct rsh_dev *dev)
 {
 	if (dev == NULL)
 		return;
+	rsh_hk_detach(dev);
 	pthread_mutex_destroy(&dev->ctl_lock);
 	dev->be->ops->close(dev->be);
 	free(dev);

@@ -17,6 +17,21 @@
 struct rsh_tmfifo;
 
 /*
+ * Housekeeping state of one device (poll lcore only, except the counters,
+ * which the control path may read with relaxed loads).
+ */
+struct rsh_hk {
+	uint64_t next_irq;      /* TSC: next interrupt-source check */
+	uint64_t next_sp6;      /* TSC: next SCRATCHPAD6 poll */
+	uint64_t blocked_until; /* TSC: NIC-firmware reset in progress */
+	bool no_irq;            /* the backend has no interrupt source */
+	uint64_t rst_requests;  /* REQUEST acknowledged */
+	uint64_t rst_starts;    /* START acknowledged */
+	uint64_t rst_aborts;    /* ABORT cleared */
+	uint64_t irqs;          /* interrupts seen */
+};
+
+/*
  * One opened device. Fields are written by rsh_dev_open() and then only
  * read, except where noted.
  */
@@ -34,6 +49,8 @@ struct rsh_dev {
 	struct rsh_tmfifo *tmfifo;
 	/* The poller this device is attached to (control path). */
 	struct rsh_poller *poller;
+	/* SCRATCHPAD6 handshake and "driver present" bit (rsh_hk.c). */
+	struct rsh_hk hk;
 };
 
 /* One register read through the backend (decoded by the table). */
@@ -71,5 +88,16 @@ unsigned int rsh_boot_poll(struct rsh_dev *dev, uint64_t now,
 			   uint64_t *sleep_ns);
 unsigned int rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now,
 			     uint64_t *sleep_ns);
+unsigned int rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
+
+/* True while a NIC-firmware reset blocks register access (§6.7). */
+static inline bool
+rsh_hk_blocked(const struct rsh_dev *dev, uint64_t now)
+{
+	return now < dev->hk.blocked_until;
+}
+
+/* On close: clear SCRATCHPAD6 bit 63, the host is gone (§2.8, §6.7). */
+void rsh_hk_detach(struct rsh_dev *dev);
 
 #endif /* RSH_DEV_PRIV_H */

@@ -103,8 +103,14 @@ rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 	unsigned int i, work = 0;
 
 	for (i = 0; i < p->n_devs; i++) {
-		work += rsh_boot_poll(p->devs[i], now, sleep_ns);
-		work += rsh_tmfifo_poll(p->devs[i], now, sleep_ns);
+		struct rsh_dev *dev = p->devs[i];
+
+		work += rsh_hk_poll(dev, now, sleep_ns);
+		/* A NIC-firmware reset in progress: hands off (§6.7). */
+		if (rsh_hk_blocked(dev, now))
+			continue;
+		work += rsh_boot_poll(dev, now, sleep_ns);
+		work += rsh_tmfifo_poll(dev, now, sleep_ns);
 	}
 	return work;
 }

@@ -107,6 +107,24 @@ enum rsh_reg {
 #define RSH_SCRATCHPAD3__PROGRESS_MASK 0xFFull
 #define RSH_UPTIME_HZ_BF3 200000000ull
 
+/* SCRATCHPAD6: NIC-firmware reset handshake (PCIe), §6.7. */
+#define RSH_SP6__RST_STATE_SHIFT 32
+#define RSH_SP6__RST_STATE_MASK (0xFull << RSH_SP6__RST_STATE_SHIFT)
+#define RSH_SP6__RST_REPLY_SHIFT 38
+#define RSH_SP6__RST_REPLY_MASK (0x3ull << RSH_SP6__RST_REPLY_SHIFT)
+#define RSH_SP6__RST_DOWNTIME_SHIFT 40 /* units of 10 ms */
+#define RSH_SP6__RST_DOWNTIME_MASK (0xFFull << RSH_SP6__RST_DOWNTIME_SHIFT)
+#define RSH_SP6__RST_TYPE_SHIFT 52
+#define RSH_SP6__RST_TYPE_MASK (0x7ull << RSH_SP6__RST_TYPE_SHIFT)
+#define RSH_SP6__PCIE_MASK (1ull << 63) /* host rshim driver present */
+#define RSH_SP6_RST_NONE 0u
+#define RSH_SP6_RST_REQUEST 1u
+#define RSH_SP6_RST_START 2u
+#define RSH_SP6_RST_ABORT 3u
+#define RSH_SP6_REPLY_ACK 1ull
+#define RSH_SP6_REPLY_NACK 2ull
+#define RSH_SP6_REPLY_START_ACK 3ull
+
 /* Values meaning "register not reachable right now", §1.4. */
 #define RSH_BAD_ACCESS1 0xBAD00ACCE55ull
 #define RSH_BAD_ACCESS2 0xBADACCE55ull

@@ -278,6 +278,28 @@ test_uio_map(void **state)
 			       "uio_pci_generic 0000:04:00.2"));
 }
 
+/* Direct mode: PCI_STATUS.INTx (0x08 at config offset 6) is the
+ * interrupt source of the SCRATCHPAD6 handshake (§1.8, §2.7). */
+static void
+test_direct_irq_poll(void **state)
+{
+	struct rsh_t *t = *state;
+	struct rsh_backend *be = NULL;
+	uint64_t cfgw;
+
+	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, NULL);
+	assert_int_equal(t->drv->probe("0000:03:00.2", &t->opts, &be), 0);
+	assert_non_null(be->ops->irq_poll);
+	assert_int_equal(be->ops->irq_poll(be), 0);
+	cfgw = rsh_fake_read64(t->root, "0000:03:00.2", "config", 0);
+	rsh_fake_write64(t->root, "0000:03:00.2", "config", 0,
+			 cfgw | (0x08ull << 48));
+	assert_int_equal(be->ops->irq_poll(be), 1);
+	rsh_fake_write64(t->root, "0000:03:00.2", "config", 0, cfgw);
+	assert_int_equal(be->ops->irq_poll(be), 0);
+	be->ops->close(be);
+}
+
 int
 main(void)
 {
@@ -291,6 +313,7 @@ main(void)
 		RSH_T(test_direct_lockdown),
 		RSH_T(test_fallback_keeps_vfio_message),
 		RSH_T(test_uio_map),
+		RSH_T(test_direct_irq_poll),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Housekeeping on the poll lcore: the NIC-firmware reset handshake on
+ * SCRATCHPAD6 and its "host rshim driver present" bit, reference
+ * rshim-host-interface.md §6.7 (and §2.7 for the interrupt). Without it an
+ * mlxfwreset on the host times out waiting for the rshim driver's reply.
+ *
+ * The firmware raises INTx after writing its request; backends that have
+ * the interrupt (VFIO eventfd, UIO, direct mode's PCI_STATUS poll) report
+ * it through irq_poll. SCRATCHPAD6 is also read every 300 ms, which sets
+ * bit 63 if it was cleared and catches requests on backends without one.
+ */
+#include <errno.h>
+
+#include <rte_cycles.h>
+
+#include "rsh_dev_priv.h"
+#include "rsh_log.h"
+
+#define RSH_HK_IRQ_PERIOD_MS 10u   /* interrupt-source check */
+#define RSH_HK_SP6_PERIOD_MS 300u  /* §6.7: bit 63 re-set every 300 ms */
+#define RSH_HK_RST_MIN_MS 4000u    /* §6.7: at least 4 s of link down */
+
+/* Milliseconds from now, in TSC cycles. */
+static uint64_t
+rsh_hk_after(uint64_t now, unsigned int ms)
+{
+	return now + (uint64_t)ms * rte_get_timer_hz() / 1000;
+}
+
+/* Write our reply into SCRATCHPAD6, with bit 63 set. */
+static void
+rsh_hk_reply(struct rsh_dev *dev, uint64_t v, uint64_t reply)
+{
+	v &= ~RSH_SP6__RST_REPLY_MASK;
+	v |= reply << RSH_SP6__RST_REPLY_SHIFT | RSH_SP6__PCIE_MASK;
+	rsh_dev_wr(dev, RSH_SCRATCHPAD6, v);
+}
+
+/*
+ * START: acknowledge, then leave the device alone for the link-down time
+ * (at least 4 s) while the firmware resets the NIC/DPU.
+ */
+static void
+rsh_hk_start(struct rsh_dev *dev, uint64_t v, uint64_t now)
+{
+	unsigned int down_ms = ((v & RSH_SP6__RST_DOWNTIME_MASK) >>
+				RSH_SP6__RST_DOWNTIME_SHIFT) * 10;
+
+	rsh_hk_reply(dev, v, RSH_SP6_REPLY_START_ACK);
+	if (down_ms < RSH_HK_RST_MIN_MS)
+		down_ms = RSH_HK_RST_MIN_MS;
+	dev->hk.blocked_until = rsh_hk_after(now, down_ms);
+	__atomic_store_n(&dev->hk.rst_starts, dev->hk.rst_starts + 1, __ATOMIC_RELAXED);
+	RSH_DEV_LOG(NOTICE, dev, "NIC firmware reset (type %u): pausing the device for %u ms",
+		    (unsigned int)((v & RSH_SP6__RST_TYPE_MASK) >> RSH_SP6__RST_TYPE_SHIFT),
+		    down_ms);
+}
+
+/* Read SCRATCHPAD6 and answer what the firmware asks (§6.7). */
+static unsigned int
+rsh_hk_sp6(struct rsh_dev *dev, uint64_t now)
+{
+	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
+	unsigned int state, reply;
+
+	if (rsh_reg_val_is_bad(v))
+		return 0; /* gone or in reset: the data paths report it */
+	state = (v & RSH_SP6__RST_STATE_MASK) >> RSH_SP6__RST_STATE_SHIFT;
+	reply = (v & RSH_SP6__RST_REPLY_MASK) >> RSH_SP6__RST_REPLY_SHIFT;
+	switch (state) {
+	case RSH_SP6_RST_REQUEST:
+		if (reply == RSH_SP6_REPLY_ACK)
+			break;
+		rsh_hk_reply(dev, v, RSH_SP6_REPLY_ACK);
+		__atomic_store_n(&dev->hk.rst_requests, dev->hk.rst_requests + 1,
+				 __ATOMIC_RELAXED);
+		return 1;
+	case RSH_SP6_RST_START:
+		if (reply == RSH_SP6_REPLY_START_ACK)
+			break;
+		rsh_hk_start(dev, v, now);
+		return 1;
+	case RSH_SP6_RST_ABORT:
+		/* Bits 63:32 cleared; bit 63 comes back on the next poll. */
+		rsh_dev_wr(dev, RSH_SCRATCHPAD6, v & 0xFFFFFFFFull);
+		__atomic_store_n(&dev->hk.rst_aborts, dev->hk.rst_aborts + 1,
+				 __ATOMIC_RELAXED);
+		return 1;
+	default:
+		break;
+	}
+	if (!(v & RSH_SP6__PCIE_MASK)) {
+		rsh_dev_wr(dev, RSH_SCRATCHPAD6, v | RSH_SP6__PCIE_MASK);
+		return 1;
+	}
+	return 0;
+}
+
+/* Poll-lcore hook: interrupt source every 10 ms, SCRATCHPAD6 every 300 ms. */
+unsigned int
+rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
+{
+	struct rsh_hk *hk = &dev->hk;
+	bool check = false;
+	int irq;
+
+	RTE_SET_USED(sleep_ns);
+	if (hk->next_sp6 == 0) {
+		/* First pass: start the timers (the first poll after 300 ms). */
+		hk->next_sp6 = rsh_hk_after(now, RSH_HK_SP6_PERIOD_MS);
+		hk->next_irq = now;
+	}
+	if (rsh_hk_blocked(dev, now))
+		return 0;
+	if (!hk->no_irq && now >= hk->next_irq) {
+		hk->next_irq = rsh_hk_after(now, RSH_HK_IRQ_PERIOD_MS);
+		irq = dev->be->ops->irq_poll ? dev->be->ops->irq_poll(dev->be) : -ENOTSUP;
+		hk->no_irq = irq < 0;
+		if (irq > 0) {
+			__atomic_store_n(&hk->irqs, hk->irqs + 1, __ATOMIC_RELAXED);
+			check = true;
+		}
+	}
+	if (now >= hk->next_sp6) {
+		hk->next_sp6 = rsh_hk_after(now, RSH_HK_SP6_PERIOD_MS);
+		check = true;
+	}
+	return check ? rsh_hk_sp6(dev, now) : 0;
+}
+
+/* The host driver goes away: clear bit 63 (keep the firmware's fields). */
+void
+rsh_hk_detach(struct rsh_dev *dev)
+{
+	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
+
+	if (!rsh_reg_val_is_bad(v) && (v & RSH_SP6__PCIE_MASK))
+		rsh_dev_wr(dev, RSH_SCRATCHPAD6, v & ~RSH_SP6__PCIE_MASK);
+}
