@@ -59,6 +59,17 @@ for gen in bf1 bf2 bf3; do
 	fi
 done
 
+# EAL arguments before "--" replace the defaults (here: one lcore, so the
+# poll loop runs on a control thread, and ordinary memory).
+"$app" --no-huge --no-shconf -m 128 --no-pci -l 0 --log-level=lib.eal:error -- \
+	--quiet --device sim:bf2 --push-boot "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+if [ $rc -eq 0 ] && grep -q "DPU is ready" "$tmp/out"; then
+	pass eal-args
+else
+	fail "eal-args: exit $rc: $(cat "$tmp/err")"
+fi
+
 # Bad files.
 run missing 3 --device sim:bf3 --push-boot "$tmp/nope.bfb" && expect_line missing "$tmp/nope.bfb" "nothing pushed"
 : >"$tmp/empty.bfb"
