@@ -33,4 +33,13 @@ if [ $quick -eq 0 ]; then
 	RSHIM_PMD_NO_HUGE=1 meson test -C build-asan --print-errorlogs --num-processes 2 \
 		--no-suite hw --no-suite bench
 fi
+if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
+	echo "test.sh: fuzz targets (./build-fuzz, clang libFuzzer + ASan/UBSan)"
+	if [ ! -f build-fuzz/build.ninja ]; then
+		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+			-Db_lundef=false >/dev/null
+	fi
+	ninja -C build-fuzz tests/fuzz/fuzz_bfb tests/fuzz/fuzz_log >/dev/null
+	(cd build-fuzz && meson test --no-rebuild --print-errorlogs --suite fuzz)
+fi
 echo "test.sh: all suites passed"

@@ -14,7 +14,7 @@ RTE_LOG_REGISTER(rsh_logtype_fifo, pmd.rshim.fifo, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_vfio, pmd.rshim.vfio, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_sim, pmd.rshim.sim, NOTICE);
 
-static __thread char rsh_err_line[256];
+static __thread char rsh_err_line[512];
 
 /* Record the calling thread's one-line error (also logged at DEBUG). */
 void

@@ -8,7 +8,7 @@
 #include "rsh_regs.h"
 
 #define RSH_REG_DEF(reg, ch, bf12, bf3) \
-	[reg] = { .name = #reg + 4, .chan = (ch), .off_bf12 = (bf12), .off_bf3 = (bf3) }
+	[reg] = { .name = &(#reg)[4], .chan = (ch), .off_bf12 = (bf12), .off_bf3 = (bf3) }
 
 const struct rsh_reg_def rsh_reg_table[RSH_REG_COUNT] = {
 	RSH_REG_DEF(RSH_ARM_WDG_CONTROL_WCS, RSH_CH_WDOG1, 0x0000, 0x0000),

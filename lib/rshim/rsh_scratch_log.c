@@ -15,6 +15,7 @@
 #include "rsh_log.h"
 
 #define RSH_LOG_SEM_TIMEOUT_MS 3000u
+#define RSH_LOG_WIDTH_MAX 32u /* widest printf field a record may ask for */
 #define RSH_LOG_HDR__LEVEL(h) ((unsigned int)((h) & 0xFF))
 #define RSH_LOG_HDR__HAS_ARG(h) ((unsigned int)(((h) >> 8) & 0xFF))
 #define RSH_LOG_HDR__ARG(h) ((uint32_t)((h) >> 16))
@@ -86,10 +87,18 @@ rsh_log_format(const char *fmt, bool has_arg, uint32_t arg, char *out, size_t le
 			rsh_log_putc(out, len, &pos, isprint((unsigned char)*p) ? *p : '.');
 			continue;
 		}
-		while (*q != '\0' && strchr("-+ #0123456789l", *q) != NULL)
+		unsigned int width = 0;
+
+		while (*q != '\0' && strchr("-+ #0123456789l", *q) != NULL) {
+			if (*q >= '0' && *q <= '9' && width < 1000)
+				width = width * 10 + (unsigned int)(*q - '0');
 			q++;
+		}
 		n = (size_t)(q - p);
-		if (*q == '\0' || strchr("diuxX", *q) == NULL || n + 2 > sizeof(spec)) {
+		/* A width from the device is bounded: %999999999d would make
+		 * snprintf count a billion characters. */
+		if (*q == '\0' || strchr("diuxX", *q) == NULL || n + 2 > sizeof(spec) ||
+		    width > RSH_LOG_WIDTH_MAX) {
 			rsh_log_putc(out, len, &pos, '%');
 			continue;
 		}
