@@ -4,12 +4,14 @@
  * RSHIM_PMD_TEST_BDF, through the public API only (rsh.h). Exits 77
  * (skipped) when the variable is unset. Register reads always run; the
  * boot push (which resets the DPU's ARM cores) only with
- * RSHIM_PMD_TEST_PUSH=1. RSHIM_PMD_TEST_MAPPING forces vfio/uio/direct.
+ * RSHIM_PMD_TEST_PUSH=1. RSHIM_PMD_TEST_MAPPING forces vfio/uio/direct;
+ * RSHIM_PMD_TEST_CONSOLE=0 skips the console check (DPU powered down).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -17,6 +19,7 @@
 
 #include "rsh.h"
 #include "rsh_bfb.h"
+#include "rsh_test_eal.h"
 
 #define RSH_HW_SKIP 77
 
@@ -62,6 +65,43 @@ rsh_hw_log(struct rsh_dev *dev)
 		printf("  last log record: %s\n", recs[n - 1].text);
 }
 
+/*
+ * Console, §4: attach the TM FIFO channels, press Enter, expect the DPU to
+ * answer (a login prompt or a shell) within 5 s. Skipped when the DPU is
+ * known to be down (RSHIM_PMD_TEST_CONSOLE=0).
+ */
+static void
+rsh_hw_console(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo_opts to;
+	struct rsh_poller *p = NULL;
+	char buf[256];
+	size_t got = 0;
+	int rc;
+
+	rsh_tmfifo_opts_default(&to);
+	rc = rsh_poller_create(NULL, &p);
+	if (rc == 0)
+		rc = rsh_poller_add(p, dev);
+	if (rc == 0)
+		rc = rsh_tmfifo_attach(dev, &to);
+	if (rc == 0)
+		rc = rsh_poller_start(p);
+	if (rc == 0 && rsh_tmfifo_console_write(dev, "\r", 1) != 1)
+		rc = -EAGAIN;
+	for (int i = 0; rc == 0 && i < 500 && got == 0; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		nanosleep(&ts, NULL);
+		got = rsh_tmfifo_console_read(dev, buf, sizeof(buf) - 1);
+	}
+	rsh_hw_check(rc == 0 && got > 0, "console answers Enter within 5 s",
+		     rc ? rsh_last_error() : got ? NULL : "no console output");
+	if (p != NULL)
+		rsh_poller_destroy(p);
+	rsh_tmfifo_detach(dev);
+}
+
 /* Push a tiny in-memory BFB (one zero-filled image). */
 static void
 rsh_hw_push(struct rsh_dev *dev)
@@ -99,12 +139,11 @@ int
 main(int argc, char **argv)
 {
 	const char *bdf = getenv("RSHIM_PMD_TEST_BDF");
-	char *eal[] = { argv[0], "-l", "0-1", "--in-memory",
-			"--iova-mode=va", "--log-level=lib.eal:error" };
 	struct rsh_open_opts opts = { .mapping =
 				      getenv("RSHIM_PMD_TEST_MAPPING") };
 	struct rsh_dev *dev = NULL;
 	const char *push = getenv("RSHIM_PMD_TEST_PUSH");
+	const char *con = getenv("RSHIM_PMD_TEST_CONSOLE");
 
 	(void)argc;
 	if (bdf == NULL || bdf[0] == '\0') {
@@ -112,7 +151,9 @@ main(int argc, char **argv)
 		       "BlueField\n");
 		return RSH_HW_SKIP;
 	}
-	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0) {
+	/* Hugepages when reserved, --no-pci (VFIO goes through rte_vfio_*
+	 * directly; the bus scan must not touch the host's other devices). */
+	if (rsh_test_eal_init(argv[0]) < 0) {
 		printf("FAIL: EAL init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
@@ -124,6 +165,8 @@ main(int argc, char **argv)
 	       rsh_gen_name(rsh_dev_gen(dev)));
 	rsh_hw_regs(dev);
 	rsh_hw_log(dev);
+	if (con == NULL || strcmp(con, "0") != 0)
+		rsh_hw_console(dev);
 	if (push != NULL && strcmp(push, "1") == 0)
 		rsh_hw_push(dev);
 	else
