@@ -32,6 +32,7 @@ enum {
 	OPT_BUSY_POLL, OPT_MAX_SLEEP, OPT_BENCH, OPT_BENCH_SIZE, OPT_BENCH_TIME,
 	OPT_SYSFS_ROOT, OPT_FORCE_ID, OPT_MAPPING, OPT_PROGRESS, OPT_NO_PROGRESS,
 	OPT_QUIET, OPT_HELP, OPT_VERSION,
+	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_LINGER,
 };
 
 static const struct option rsh_app_opts[] = {
@@ -58,6 +59,11 @@ static const struct option rsh_app_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "console", no_argument, NULL, OPT_CONSOLE },
+	{ "net", required_argument, NULL, OPT_NET },
+	{ "ip", required_argument, NULL, OPT_IP },
+	{ "net-index", required_argument, NULL, OPT_NET_INDEX },
+	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -76,9 +82,20 @@ rsh_app_usage(FILE *f, const char *prog)
 "  --list                 list rshim functions found (add --sim for emulated ones)\n"
 "  --push-boot FILE       push a boot stream (BFB, optionally with bf.cfg/rootfs\n"
 "                         appended) through the boot FIFO, then show the boot log\n"
+"  --console              the DPU console on this terminal (raw mode; Ctrl-] then q\n"
+"                         quits, Ctrl-] twice sends Ctrl-]); with pipes, stdin goes\n"
+"                         to the console and the console to stdout\n"
+"  --net tap|ethdev       the tmfifo network: tap = host interface tmfifo_net<N>\n"
+"                         (MAC 00:1A:CA:FF:FF:02+2N, MTU 1500, removed on exit);\n"
+"                         ethdev = a DPDK port (rte_eth_from_rings) answering ARP\n"
+"                         and ping for --ip. Runs until Ctrl-C. --console and --net\n"
+"                         may be combined, and follow --push-boot in one command\n"
 "  --bench boot           boot FIFO benchmark on the emulator: drain rates\n"
 "                         unlimited, 1 GB/s, 200 MB/s, 20 MB/s, rshim-pmd's policy\n"
 "                         against the reference daemon's, one table\n"
+"  --bench tmfifo         console and network channel benchmark on the emulator\n"
+"                         (MiB/s, packets/s, MMIO per KiB, RTT p50/p99, idle CPU;\n"
+"                         as root also TCP through tmfifo_net0 against a TAP baseline)\n"
 "\n"
 "Device:\n"
 "  --device DEV           0000:03:00.2, 03:00.2, pcie-0000:03:00.2, or an emulated\n"
@@ -98,6 +115,13 @@ rsh_app_usage(FILE *f, const char *prog)
 "  --no-log               do not read the boot log after the push\n"
 "  --progress, --no-progress  progress bar (default: on a TTY; plain lines otherwise)\n"
 "\n"
+"Channels:\n"
+"  --ip A.B.C.D/P         address of the host end (tap: set on tmfifo_net<N>;\n"
+"                         ethdev: answered, default 192.168.100.1/24)\n"
+"  --net-index N          N of tmfifo_net<N> (0)\n"
+"  --linger SEC           pipe mode: exit when stdin ended and the console was\n"
+"                         quiet SEC seconds (1)\n"
+"\n"
 "Polling:\n"
 "  --busy-poll            the poll lcore never sleeps (lowest latency, one core)\n"
 "  --max-sleep US         back-off ceiling of an idle poll lcore (1000)\n"
@@ -116,14 +140,16 @@ rsh_app_usage(FILE *f, const char *prog)
 "Exit codes: 0 ok; 1 the operation failed on the device; 2 bad command line;\n"
 "3 bad input file; 4 device not found or cannot be opened; 5 boot timeout;\n"
 "6 device gone; 7 the DPU's boot log reported an error; 8 EAL failed;\n"
-"130 interrupted.\n"
+"9 the host network interface could not be set up; 130 interrupted.\n"
 "\n"
 "Examples:\n"
 "  %s --push-boot build/app/rshim-mkbfb/demo.bfb --device sim:bf3\n"
 "  %s --device 0000:03:00.2 --push-boot bf-bundle.bfb\n"
 "  %s --list --sim\n"
-"  %s --bench boot\n",
-		prog, prog, prog, prog, prog);
+"  %s --bench boot\n"
+"  %s --device sim:bf3 --push-boot demo.bfb --console --net tap --ip 192.168.100.1/24\n"
+"  echo uname -a | %s --device sim:bf2 --console\n",
+		prog, prog, prog, prog, prog, prog, prog);
 }
 
 /* One error line on stderr. */
@@ -195,6 +221,25 @@ rsh_app_opt(struct rsh_app *app, int c, const char *arg, int *code)
 	case OPT_PROGRESS: app->progress = 1; break;
 	case OPT_NO_PROGRESS: app->progress = 0; break;
 	case OPT_QUIET: app->quiet = true; break;
+	case OPT_CONSOLE: app->console = true; break;
+	case OPT_IP: app->ip = arg; break;
+	case OPT_NET:
+		if (strcmp(arg, "tap") && strcmp(arg, "ethdev")) {
+			rsh_app_err("unknown --net mode '%s' (valid: tap, ethdev)", arg);
+			*code = RSH_EXIT_USAGE;
+			return -1;
+		}
+		app->net = arg;
+		break;
+	case OPT_NET_INDEX:
+		if (rsh_app_parse_size(arg, &v) < 0 || v > 99)
+			goto bad;
+		app->tap_index = (unsigned int)v;
+		break;
+	case OPT_LINGER:
+		if (rsh_app_parse_seconds(arg, &app->linger_s) < 0)
+			goto bad;
+		break;
 	case OPT_MAPPING:
 		if (strcmp(arg, "vfio") && strcmp(arg, "uio") && strcmp(arg, "direct"))
 			goto bad;
@@ -267,14 +312,16 @@ rsh_app_parse(struct rsh_app *app, int argc, char **argv, int *code)
 		*code = RSH_EXIT_USAGE;
 		return -1;
 	}
-	if (!app->list && app->push_file == NULL && app->bench == NULL) {
-		rsh_app_err("nothing to do: give --list, --push-boot FILE or --bench boot; see %s --help",
+	if (!app->list && app->push_file == NULL && app->bench == NULL &&
+	    !app->console && app->net == NULL) {
+		rsh_app_err("nothing to do: give --list, --push-boot FILE, --console, --net tap|ethdev or --bench boot|tmfifo; see %s --help",
 			    app->prog);
 		*code = RSH_EXIT_USAGE;
 		return -1;
 	}
-	if (app->bench != NULL && strcmp(app->bench, "boot") != 0) {
-		rsh_app_err("unknown benchmark '%s' (valid: boot)", app->bench);
+	if (app->bench != NULL && strcmp(app->bench, "boot") != 0 &&
+	    strcmp(app->bench, "tmfifo") != 0) {
+		rsh_app_err("unknown benchmark '%s' (valid: boot, tmfifo)", app->bench);
 		*code = RSH_EXIT_USAGE;
 		return -1;
 	}
@@ -413,7 +460,9 @@ rsh_app_run_device(struct rsh_app *app)
 		code = RSH_EXIT_FAIL;
 		goto out;
 	}
-	code = rsh_app_push_boot(app, dev, p);
+	code = app->push_file != NULL ? rsh_app_push_boot(app, dev, p) : 0;
+	if (code == RSH_EXIT_OK && (app->console || app->net != NULL))
+		code = rsh_app_channels(app, dev, p);
 out:
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
@@ -451,6 +500,8 @@ main(int argc, char **argv)
 		.log_wait_s = 10,
 		.bench_max_bytes = 256ull << 20,
 		.bench_seconds = 2,
+		.linger_s = 1,
+		.tap_fd = -1,
 	};
 	int eal_argc, app_argc, code = 0;
 	char **eal_argv, **app_argv;
@@ -463,21 +514,33 @@ main(int argc, char **argv)
 		return code;
 	if (app.list && app.push_file == NULL && app.bench == NULL)
 		return rsh_app_list(&app);
+	/* Before anything opens a file: fd 0 must be the user's stdin. */
+	code = rsh_app_console_precheck(&app);
+	if (code != 0)
+		return code;
 	if (app.push_file != NULL) {
 		code = rsh_app_boot_precheck(&app);
 		if (code != 0)
 			return code;
+	}
+	if (app.bench == NULL && (app.push_file != NULL || app.console || app.net != NULL)) {
 		rsh_app_default_device(&app);
 		if (rsh_dev_check(app.device) < 0) {
 			rsh_app_err("%s", rsh_last_error());
 			return RSH_EXIT_DEVICE;
 		}
 	}
+	code = app.bench == NULL ? rsh_app_net_precheck(&app) : 0;
+	if (code != 0)
+		return code;
 	signal(SIGINT, rsh_app_on_signal);
 	signal(SIGTERM, rsh_app_on_signal);
+	signal(SIGHUP, rsh_app_on_signal);
 	if (rsh_app_eal_init(&app, eal_argc, eal_argv) < 0)
 		return RSH_EXIT_EAL;
-	if (app.bench != NULL)
+	if (app.bench != NULL && strcmp(app.bench, "tmfifo") == 0)
+		code = rsh_app_bench_tmfifo(&app);
+	else if (app.bench != NULL)
 		code = rsh_app_bench(&app);
 	else
 		code = rsh_app_run_device(&app);

@@ -518,6 +518,9 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 		goto fail_mem;
 	rsh_sim_be_init(sim, devstr);
 	rsh_sim_power_on(sim);
+	rc = rsh_sim_arm_attach(sim);
+	if (rc < 0)
+		goto fail_mem;
 	*out = &sim->be;
 	return 0;
 fail_mem:
@@ -559,7 +562,7 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 						       RSH_BAR0_SIZE_BF12;
 		d->supported = true;
 		snprintf(d->detail, sizeof(d->detail),
-			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=",
+			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=,booted=,peer=,ctrl=,armpoll=,corrupt@,oversize@,armstall=",
 			 rsh_gen_name(gens[i]));
 	}
 	return (int)RTE_DIM(gens);

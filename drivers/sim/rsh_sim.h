@@ -79,6 +79,47 @@ int rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st);
 size_t rsh_sim_bootfifo_read(const struct rsh_backend *be, void *buf,
 			     size_t len);
 
+/**
+ * Counters of the emulated DPU's ARM side (the mlxbf-tmfifo model), all
+ * 64-bit. "rx" = host to ARM (HOST_TO_TILE), "tx" = ARM to host.
+ */
+struct rsh_sim_arm_stats {
+	uint64_t up;             /**< 1 while the ARM side runs (link up) */
+	uint64_t starts;         /**< times it came up (banner, link up) */
+	uint64_t peer_index;     /**< N of rshim-sim<N>; UINT64_MAX = none yet */
+	uint64_t peer_netns;     /**< 1: kernel stack in a namespace */
+	uint64_t peer_shell;     /**< 1: shell on a pseudo-terminal */
+	uint64_t rx_msgs;        /**< data messages (len > 0) parsed */
+	uint64_t rx_net_frames;  /**< frames given to the peer's TAP */
+	uint64_t rx_net_bytes;
+	uint64_t rx_con_bytes;   /**< console bytes given to the PTY */
+	uint64_t rx_sync_words;  /**< zero-length headers skipped */
+	uint64_t rx_ctrl_msgs;   /**< control messages 0xFB-0xFF seen */
+	uint64_t rx_drop_oversize; /**< net frames > 1518 bytes drained */
+	uint64_t rx_drop_peer;   /**< frames the peer refused (not EAGAIN) */
+	uint64_t rx_backpressure;/**< polls that left words in HOST_TO_TILE */
+	uint64_t tx_msgs;        /**< data messages sent (faults included) */
+	uint64_t tx_net_frames;  /**< frames read from the TAP and sent */
+	uint64_t tx_net_bytes;
+	uint64_t tx_con_msgs;
+	uint64_t tx_con_bytes;
+	uint64_t tx_ctrl_msgs;   /**< control replies sent (CTRL_REQ) */
+	uint64_t tx_drop_con_ring; /**< console bytes dropped: 32 KiB ring full */
+	uint64_t tx_drop_net;    /**< frames from the TAP too long to send */
+	uint64_t fault_corrupt;  /**< corrupt@ headers sent */
+	uint64_t fault_oversize; /**< oversize@ frames sent */
+	uint64_t fault_stalls;   /**< armstall= stalls started */
+	uint64_t peer_syscalls;  /**< TAP/PTY reads and writes issued */
+};
+
+/**
+ * Copy the ARM-side counters of an emulated device (relaxed loads; any
+ * thread). All zero (peer_index UINT64_MAX) before the ARM first comes up.
+ * @return 0, or -EINVAL when be is NULL or not a "sim" backend.
+ */
+int rsh_sim_arm_stats_get(const struct rsh_backend *be,
+			  struct rsh_sim_arm_stats *st);
+
 /* Start value of the boot-stream hash. */
 #define RSH_SIM_HASH_INIT 0xCBF29CE484222325ull
 

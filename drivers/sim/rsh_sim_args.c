@@ -17,6 +17,25 @@
  *   rev=<n>             PCI revision ID, 0-255 (default 1)
  *   bootctl=<n>         BOOT_CONTROL at power-on, 0-3 (default 1: eMMC)
  *
+ * ARM-side model (rsh_sim_arm.c, dpu-side-tmfifo.md §2-§4):
+ *   booted=<0|1>        1: the ARM's Linux runs from power-on and after
+ *                       eMMC resets; 0 (default): only once a boot stream
+ *                       completed ("DPU is ready")
+ *   peer=<N>|none       Linux ends in namespace rshim-sim<N> (default: a
+ *                       per-process counter from 0); none: the built-in
+ *                       ARP/ICMP responder and line echo
+ *   ctrl=<reply|ignore> answer CTRL_REQ with MAC_1, MAC_2, VLAN_ID, PXE_ID
+ *                       as UEFI does (default), or ignore 0xFB-0xFF as
+ *                       Linux does
+ *   armpoll=<dur>       interval of the ARM's idle TAP/PTY polls (10us)
+ *   corrupt@<n>         the n-th message the ARM sends gets a garbage
+ *                       header (type 0x5A, bytes 3-7 junk, true length)
+ *   oversize@<n>        the n-th message the ARM sends is a 1600-byte
+ *                       network frame (the real messages follow it)
+ *   armstall=<dur>@<n>  the ARM stops reading HOST_TO_TILE and writing
+ *                       TILE_TO_HOST for <dur> after the n-th data
+ *                       message it received
+ *
  * Offsets are bytes with K/M/G = 2^10/2^20/2^30. Durations need a unit:
  * ns, us, ms, s or m (minutes); a bare 0 is accepted.
  */
@@ -33,7 +52,9 @@
 
 const char rsh_sim_args_valid[] =
 	"drain=<rate>, stall=<dur>@<offset>, gone@<offset>, resetwin=<dur>, "
-	"resetdelay=<dur>, rev=<0-255>, bootctl=<0-3>";
+	"resetdelay=<dur>, rev=<0-255>, bootctl=<0-3>, booted=1, "
+	"peer=N|none, ctrl=ignore, armpoll=<dur>, corrupt@N, oversize@N, "
+	"armstall=<dur>@N";
 
 #define RSH_SIM_EXP_RATE "<rate>: bytes/s with optional K/M/G = 10^3/10^6/10^9, 0 = unlimited, e.g. drain=200M"
 #define RSH_SIM_EXP_SIZE "<offset>: bytes with optional K/M/G = 2^10/2^20/2^30, e.g. 64M"
@@ -198,6 +219,92 @@ rsh_sim_opt_bootctl(struct rsh_sim_cfg *cfg, const char *v)
 	return 0;
 }
 
+/* booted=<0|1> */
+static int
+rsh_sim_opt_booted(struct rsh_sim_cfg *cfg, const char *v)
+{
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		return -EINVAL;
+	cfg->arm.booted = v[0] == '1';
+	return 0;
+}
+
+/* peer=<N>|none */
+static int
+rsh_sim_opt_peer(struct rsh_sim_cfg *cfg, const char *v)
+{
+	uint64_t n;
+
+	if (strcmp(v, "none") == 0) {
+		cfg->arm.no_peer = true;
+		return 0;
+	}
+	if (rsh_sim_parse_num(v, "", NULL, &n) < 0 || n > 9999)
+		return -EINVAL;
+	cfg->arm.peer_index = (int)n;
+	return 0;
+}
+
+/* ctrl=reply|ignore */
+static int
+rsh_sim_opt_ctrl(struct rsh_sim_cfg *cfg, const char *v)
+{
+	if (strcmp(v, "reply") != 0 && strcmp(v, "ignore") != 0)
+		return -EINVAL;
+	cfg->arm.ctrl_ignore = v[0] == 'i';
+	return 0;
+}
+
+/* armpoll=<dur>, at most 1 s */
+static int
+rsh_sim_opt_armpoll(struct rsh_sim_cfg *cfg, const char *v)
+{
+	if (rsh_sim_parse_dur(v, &cfg->arm.poll_ns) < 0 ||
+	    cfg->arm.poll_ns > 1000000000ull)
+		return -EINVAL;
+	return 0;
+}
+
+/* A message number n >= 1. */
+static int
+rsh_sim_parse_nth(const char *v, uint64_t *n)
+{
+	if (rsh_sim_parse_num(v, "", NULL, n) < 0 || *n == 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* corrupt@<n> */
+static int
+rsh_sim_opt_corrupt(struct rsh_sim_cfg *cfg, const char *v)
+{
+	return rsh_sim_parse_nth(v, &cfg->arm.corrupt_at);
+}
+
+/* oversize@<n> */
+static int
+rsh_sim_opt_oversize(struct rsh_sim_cfg *cfg, const char *v)
+{
+	return rsh_sim_parse_nth(v, &cfg->arm.oversize_at);
+}
+
+/* armstall=<dur>@<n> */
+static int
+rsh_sim_opt_armstall(struct rsh_sim_cfg *cfg, const char *v)
+{
+	char dur[32];
+	const char *at = strchr(v, '@');
+
+	if (at == NULL || (size_t)(at - v) >= sizeof(dur))
+		return -EINVAL;
+	memcpy(dur, v, at - v);
+	dur[at - v] = '\0';
+	if (rsh_sim_parse_dur(dur, &cfg->arm.stall_ns) < 0 ||
+	    rsh_sim_parse_nth(at + 1, &cfg->arm.stall_at) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 /* The option table: key, separator, setter, expected-value text. */
 static const struct rsh_sim_opt {
 	const char *key;
@@ -214,6 +321,18 @@ static const struct rsh_sim_opt {
 	{ "rev", '=', false, rsh_sim_opt_rev, "a number 0-255" },
 	{ "bootctl", '=', false, rsh_sim_opt_bootctl,
 	  "0 (boot FIFO), 1 (eMMC), 2 or 3" },
+	{ "booted", '=', false, rsh_sim_opt_booted, "0 or 1" },
+	{ "peer", '=', false, rsh_sim_opt_peer,
+	  "a namespace index 0-9999 or none" },
+	{ "ctrl", '=', false, rsh_sim_opt_ctrl, "reply or ignore" },
+	{ "armpoll", '=', false, rsh_sim_opt_armpoll,
+	  RSH_SIM_EXP_DUR " (at most 1s)" },
+	{ "corrupt", '@', false, rsh_sim_opt_corrupt,
+	  "a message number >= 1, e.g. corrupt@3" },
+	{ "oversize", '@', false, rsh_sim_opt_oversize,
+	  "a message number >= 1, e.g. oversize@3" },
+	{ "armstall", '=', false, rsh_sim_opt_armstall,
+	  "<dur>@<n>, e.g. armstall=500ms@10" },
 };
 
 /* Apply one "key=value" / "key@value" token. */
@@ -273,7 +392,8 @@ rsh_sim_args_gen(const char *devstr, const char *g, struct rsh_sim_cfg *cfg)
 	return 0;
 }
 
-/* Defaults: unlimited drain, no faults, 2 ms window, 5 ms delay. */
+/* Defaults: unlimited drain, no faults, 2 ms window, 5 ms delay; ARM up
+ * after a boot stream, peer index from the counter, 10 us fd polls. */
 static void
 rsh_sim_cfg_default(struct rsh_sim_cfg *cfg)
 {
@@ -283,6 +403,8 @@ rsh_sim_cfg_default(struct rsh_sim_cfg *cfg)
 	cfg->resetdelay_ns = 5000000;
 	cfg->revision = 1;
 	cfg->bootctl = RSH_BOOT_CONTROL_EMMC;
+	cfg->arm.peer_index = -1;
+	cfg->arm.poll_ns = 10000;
 }
 
 /* Parse a whole device string into cfg. */

@@ -42,6 +42,19 @@ struct rsh_sim_stall {
 	uint64_t dur_ns;
 };
 
+/* ARM-side model options (rsh_sim_arm.c); 0 = fault not armed. */
+struct rsh_sim_arm_cfg {
+	bool booted;            /* booted=1: up at power-on and eMMC resets */
+	bool no_peer;           /* peer=none: responder + line echo */
+	bool ctrl_ignore;       /* ctrl=ignore: drop 0xFB-0xFF like Linux */
+	int peer_index;         /* peer=<N>; -1 = per-process counter */
+	uint64_t poll_ns;       /* armpoll=<dur>: idle fd poll interval */
+	uint64_t corrupt_at;    /* corrupt@<n>: n-th message sent */
+	uint64_t oversize_at;   /* oversize@<n>: n-th message sent */
+	uint64_t stall_at;      /* armstall=<dur>@<n>: n-th message received */
+	uint64_t stall_ns;
+};
+
 /* Parsed device string (rsh_sim_args.c). */
 struct rsh_sim_cfg {
 	enum rsh_gen gen;
@@ -53,6 +66,7 @@ struct rsh_sim_cfg {
 	uint64_t resetdelay_ns;      /* advertised in be->reset_delay_ms */
 	uint8_t revision;
 	uint8_t bootctl;             /* BOOT_CONTROL at power-on */
+	struct rsh_sim_arm_cfg arm;
 };
 
 /* A word ring; cap is a power of two. */
@@ -251,6 +265,11 @@ rsh_sim_tth_count(const struct rsh_sim *sim)
 {
 	return sim->tth.count;
 }
+
+/* ---- rsh_sim_arm.c ---- */
+
+/* Install the ARM-side model at probe (sets sim->arm, sim->arm_priv). */
+int rsh_sim_arm_attach(struct rsh_sim *sim);
 
 /* ---- rsh_sim_args.c ---- */
 

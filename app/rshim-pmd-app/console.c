@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --console (and the channel loop shared with --net): the DPU console on
+ * this terminal, or on pipes.
+ *
+ * On a TTY the terminal goes raw and every key goes to the DPU; Ctrl-]
+ * then q quits (like telnet), Ctrl-] twice sends one Ctrl-]. The terminal
+ * is restored on every exit path: normal return, Ctrl-] q, SIGINT /
+ * SIGTERM / SIGHUP (the handler only sets the cancel flag; the loop then
+ * returns through the same restore), and exit() (atexit).
+ *
+ * Pipe mode (stdin not a TTY): stdin is copied to the console and the
+ * console to stdout; after stdin ends the app waits until its bytes are
+ * sent and the console has been quiet for --linger seconds, then exits
+ * (unless --net also runs: then it runs until a signal).
+ *
+ * The loop runs on the main lcore: it sleeps in ppoll() on stdin and the
+ * TAP with an adaptive timeout (0 while data moves, short sleeps for a few
+ * ms after it, then doubling up to 10 x --max-sleep) because the rings from
+ * the poll lcore have no fd; see rsh_app_chan_ceiling().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+
+#define RSH_APP_ESC 0x1d /* Ctrl-] */
+#define RSH_APP_SPIN_NS 200000ull
+#define RSH_APP_BACKOFF_START_NS 10000ull
+/* After data moved, a reply is likely soon (ping, TCP ACK): for this long
+ * sleep at most RSH_APP_ALERT_SLEEP_NS, then back off to --max-sleep. */
+#define RSH_APP_ALERT_NS 5000000ull
+#define RSH_APP_ALERT_SLEEP_NS 50000ull
+#define RSH_APP_BUSY_SLEEP_NS 20000ull
+
+/* The saved terminal, for the atexit restore. */
+static struct termios rsh_app_saved_tio;
+static int rsh_app_tio_saved;
+
+/* Monotonic nanoseconds. */
+uint64_t
+rsh_app_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Put the terminal back (idempotent, async-signal-safe calls only). */
+static void
+rsh_app_tio_restore(void)
+{
+	if (__atomic_exchange_n(&rsh_app_tio_saved, 0, __ATOMIC_RELAXED))
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &rsh_app_saved_tio);
+}
+
+/* --console needs an open stdin (a terminal or a pipe). */
+int
+rsh_app_console_precheck(struct rsh_app *app)
+{
+	if (!app->console)
+		return 0;
+	if (fcntl(STDIN_FILENO, F_GETFL) < 0) {
+		rsh_app_err("--console: standard input is closed; run it on a terminal or give it a pipe (e.g. echo cmd | %s --console)",
+			    app->prog);
+		return RSH_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Raw terminal on a TTY; nothing to do on pipes. Exit code. */
+int
+rsh_app_console_open(struct rsh_app_console *c)
+{
+	static bool registered;
+	struct termios raw;
+
+	memset(c, 0, sizeof(*c));
+	c->tty = isatty(STDIN_FILENO);
+	c->last_out_ns = rsh_app_ns();
+	signal(SIGPIPE, SIG_IGN); /* a closed stdout must not skip the restore */
+	if (!c->tty)
+		return 0;
+	if (tcgetattr(STDIN_FILENO, &rsh_app_saved_tio) < 0) {
+		rsh_app_err("--console: cannot read the terminal settings: %s", strerror(errno));
+		return RSH_EXIT_FAIL;
+	}
+	if (!registered) {
+		atexit(rsh_app_tio_restore);
+		registered = true;
+	}
+	raw = rsh_app_saved_tio;
+	cfmakeraw(&raw);
+	__atomic_store_n(&rsh_app_tio_saved, 1, __ATOMIC_RELAXED);
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+	fprintf(stderr, "rshim-pmd-app: console connected; Ctrl-] then q quits\r\n");
+	return 0;
+}
+
+/* Restore the terminal. */
+void
+rsh_app_console_close(struct rsh_app_console *c)
+{
+	if (c->tty) {
+		rsh_app_tio_restore();
+		fputc('\n', stderr);
+	}
+}
+
+/* Keys from a TTY: handle the Ctrl-] escape, queue the rest. */
+static void
+rsh_app_console_keys(struct rsh_app_console *c, const char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && c->in_len + 2 <= sizeof(c->in); i++) {
+		if (c->esc) {
+			c->esc = false;
+			if (buf[i] == 'q' || buf[i] == 'Q') {
+				c->quit = true;
+				return;
+			}
+			if (buf[i] != RSH_APP_ESC)
+				c->in[c->in_len++] = RSH_APP_ESC;
+			c->in[c->in_len++] = buf[i];
+		} else if (buf[i] == RSH_APP_ESC) {
+			c->esc = true;
+		} else {
+			c->in[c->in_len++] = buf[i];
+		}
+	}
+}
+
+/* Write all of buf to stdout (blocking: stdout paces the console). */
+static void
+rsh_app_write_all(const char *buf, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(STDOUT_FILENO, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return;
+		buf += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Read stdin when it is readable and nothing is waiting. */
+static void
+rsh_app_console_input(struct rsh_app_console *c, bool readable)
+{
+	char buf[sizeof(c->in) / 2];
+	ssize_t n;
+
+	if (!readable || c->eof || c->in_len > 0)
+		return;
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+		c->eof = true;
+		return;
+	}
+	if (n < 0)
+		return;
+	if (c->tty) {
+		rsh_app_console_keys(c, buf, (size_t)n);
+	} else {
+		memcpy(c->in, buf, (size_t)n);
+		c->in_len = (size_t)n;
+	}
+}
+
+/* One step: DPU output to stdout, stdin to the DPU. Returns work. */
+unsigned int
+rsh_app_console_step(struct rsh_app_console *c, struct rsh_dev *dev,
+		     bool readable)
+{
+	char out[4096];
+	size_t n, k;
+	unsigned int work = 0;
+
+	n = rsh_tmfifo_console_read(dev, out, sizeof(out));
+	if (n > 0) {
+		rsh_app_write_all(out, n);
+		c->shown += n;
+		c->last_out_ns = rsh_app_ns();
+		work += (unsigned int)n;
+	}
+	rsh_app_console_input(c, readable);
+	if (c->in_len > 0) {
+		k = rsh_tmfifo_console_write(dev, c->in, c->in_len);
+		memmove(c->in, c->in + k, c->in_len - k);
+		c->in_len -= k;
+		c->written += k;
+		work += (unsigned int)k;
+	}
+	return work;
+}
+
+/* Pipe mode is done: stdin ended, all sent, the console quiet a while. */
+static bool
+rsh_app_console_done(struct rsh_app *app, struct rsh_app_console *c,
+		     struct rsh_dev *dev)
+{
+	struct rsh_tmfifo_chan_stats st;
+
+	if (!c->eof || c->in_len > 0 || app->net != NULL)
+		return false;
+	if (rsh_tmfifo_get_stats(dev, RSH_TMFIFO_CONSOLE, &st, NULL) < 0 ||
+	    st.tx_bytes < c->written)
+		return false;
+	return rsh_app_ns() - c->last_out_ns > (uint64_t)(app->linger_s * 1e9);
+}
+
+/* State of one run of the channel loop (main lcore). */
+struct rsh_app_chan {
+	struct rsh_app_console con;
+	struct rsh_app_tap tap;
+	struct rsh_app_ethdev eth;
+	uint64_t idle_since, backoff_ns;
+};
+
+/*
+ * Longest sleep of the idle loop. Input from stdin and the TAP wakes it at
+ * once; only data from the DPU waits for the timeout, so an idle loop may
+ * sleep 10 x --max-sleep (10 ms, the reference daemon's idle tick, §4.9).
+ * With --busy-poll the poll lcore spins; this loop stays at short sleeps
+ * instead of spinning too, so the kernel (TAP, TCP) keeps a core on a
+ * two-core machine.
+ */
+static uint64_t
+rsh_app_chan_ceiling(const struct rsh_app *app)
+{
+	if (app->poll.busy_poll)
+		return RSH_APP_BUSY_SLEEP_NS;
+	return app->poll.max_sleep_us * 10000ull;
+}
+
+/* Sleep in ppoll until an fd is ready or the adaptive timeout ends. */
+static void
+rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch, bool worked,
+		  bool *stdin_ready)
+{
+	struct pollfd pfd[2];
+	struct timespec ts = { 0, 0 };
+	uint64_t now = rsh_app_ns(), ns = 0;
+	nfds_t n = 0;
+
+	if (worked) {
+		ch->idle_since = now;
+		ch->backoff_ns = 0;
+	} else if (now - ch->idle_since > RSH_APP_SPIN_NS) {
+		ch->backoff_ns = ch->backoff_ns ? ch->backoff_ns * 2 : RSH_APP_BACKOFF_START_NS;
+		ch->backoff_ns = RTE_MIN(ch->backoff_ns, rsh_app_chan_ceiling(app));
+		if (now - ch->idle_since < RSH_APP_ALERT_NS)
+			ch->backoff_ns = RTE_MIN(ch->backoff_ns, RSH_APP_ALERT_SLEEP_NS);
+		ns = ch->backoff_ns;
+	}
+	ts.tv_sec = ns / 1000000000ull;
+	ts.tv_nsec = ns % 1000000000ull;
+	if (app->console && !ch->con.eof && ch->con.in_len == 0)
+		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+	if (ch->tap.fd >= 0 && ch->tap.n_pend == 0)
+		pfd[n++] = (struct pollfd){ .fd = ch->tap.fd, .events = POLLIN };
+	*stdin_ready = false;
+	if (ppoll(pfd, n, &ts, NULL) > 0 && n > 0 && pfd[0].fd == STDIN_FILENO)
+		*stdin_ready = pfd[0].revents != 0;
+}
+
+/* Open the host ends after the channels are attached. Exit code. */
+static int
+rsh_app_chan_open(struct rsh_app *app, struct rsh_app_chan *ch,
+		  struct rsh_dev *dev)
+{
+	int code = 0;
+
+	ch->tap.fd = app->tap_fd;
+	snprintf(ch->tap.name, sizeof(ch->tap.name), "tmfifo_net%u", app->tap_index);
+	app->tap_fd = -1; /* owned by ch->tap now */
+	if (ch->tap.fd >= 0)
+		code = rsh_app_tap_config(&ch->tap, app->tap_index, app->ip);
+	if (code == 0 && app->net != NULL && strcmp(app->net, "ethdev") == 0)
+		code = rsh_app_ethdev_open(&ch->eth, dev, app->ip);
+	if (code == 0 && app->console)
+		code = rsh_app_console_open(&ch->con);
+	if (code == 0 && !app->quiet && ch->tap.fd >= 0)
+		fprintf(stderr, "rshim-pmd-app: %s is up%s%s%s\n", ch->tap.name,
+			app->ip ? " with " : "", app->ip ? app->ip : "",
+			ch->con.tty ? "\r" : "");
+	if (code == 0 && !app->quiet && ch->eth.open)
+		fprintf(stderr, "rshim-pmd-app: ethdev port %u (net_rshim0) answers ARP and ping for %s\n",
+			ch->eth.port, app->ip ? app->ip : "192.168.100.1");
+	return code;
+}
+
+/* The loop: until Ctrl-] q, a signal, or the end of pipe input. */
+static void
+rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
+		  struct rsh_dev *dev)
+{
+	bool ready = false;
+	unsigned int work;
+
+	ch->idle_since = rsh_app_ns();
+	while (!__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
+		work = 0;
+		if (app->console) {
+			work += rsh_app_console_step(&ch->con, dev, ready);
+			if (ch->con.quit || rsh_app_console_done(app, &ch->con, dev))
+				break;
+		}
+		if (ch->tap.fd >= 0)
+			work += rsh_app_tap_step(&ch->tap, dev);
+		if (ch->eth.open)
+			work += rsh_app_ethdev_step(&ch->eth);
+		rsh_app_chan_wait(app, ch, work > 0, &ready);
+	}
+}
+
+/* Reopen the poller with the channels attached (attach needs it stopped). */
+static int
+rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev,
+		    struct rsh_poller *p)
+{
+	struct rsh_tmfifo_opts o;
+	int rc;
+
+	rsh_tmfifo_opts_default(&o);
+	o.console = app->console;
+	o.net = app->net != NULL;
+	rsh_poller_stop(p);
+	rc = rsh_tmfifo_attach(dev, &o);
+	if (rc < 0) {
+		rsh_app_err("%s", rsh_last_error());
+		return rsh_app_exit_code(rc);
+	}
+	rc = rsh_poller_start(p);
+	if (rc < 0) {
+		rsh_app_err("%s: cannot restart the poll loop: %s", rsh_dev_name(dev),
+			    rsh_last_error());
+		rsh_tmfifo_detach(dev);
+		return RSH_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* --console and/or --net on an opened device with a running poller. */
+int
+rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p)
+{
+	struct rsh_app_chan ch;
+	int code;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.tap.fd = -1;
+	code = rsh_app_chan_attach(app, dev, p);
+	if (code != 0)
+		return code;
+	code = rsh_app_chan_open(app, &ch, dev);
+	if (code == 0)
+		rsh_app_chan_loop(app, &ch, dev);
+	if (app->console)
+		rsh_app_console_close(&ch.con);
+	rsh_app_ethdev_close(&ch.eth);
+	rsh_poller_stop(p);
+	rsh_app_tap_close(&ch.tap);
+	if (!app->quiet)
+		rsh_app_tmfifo_stats(stderr, dev);
+	rsh_tmfifo_detach(dev);
+	if (code == 0 && __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
+		code = RSH_EXIT_OK; /* a signal is the normal way to stop --net */
+	return code;
+}

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --net tap | ethdev: the host end of the tmfifo network channel.
+ *
+ * tap: a TAP device tmfifo_net<N> (IFF_TAP | IFF_NO_PI, MAC
+ * 00:1A:CA:FF:FF:02 + 2·N, MTU 1500, up, optional --ip), as the reference
+ * daemon creates it (reference/rshim-host-interface.md §4.8). It is created
+ * through /dev/net/tun before EAL starts (so a missing permission or a
+ * name in use fails at once with nothing started) and is not persistent:
+ * the kernel removes it when the process exits, however it exits.
+ *
+ * ethdev: the channel's rings as a DPDK port (rte_eth_from_rings), with a
+ * tiny ARP + ICMP echo responder for --ip (default 192.168.100.1) so the
+ * port is demonstrable: `ping 192.168.100.1` from the DPU answers.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_arp.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "app.h"
+
+#define RSH_APP_BURST 32u
+#define RSH_APP_MTU 1500
+#define RSH_APP_DEFAULT_IP "192.168.100.1/24"
+
+/* Host MAC of tmfifo_net<N>: 00:1A:CA:FF:FF:02 + 2·N, §4.8. */
+static void
+rsh_app_host_mac(unsigned int index, uint8_t mac[6])
+{
+	static const uint8_t base[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
+
+	memcpy(mac, base, 6);
+	mac[5] = (uint8_t)(base[5] + 2 * index);
+}
+
+/* Parse "A.B.C.D[/P]". */
+int
+rsh_app_parse_cidr(const char *s, uint32_t *addr, unsigned int *prefix)
+{
+	char buf[32], *slash, *end;
+	struct in_addr a;
+	unsigned long p = 24;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -EINVAL;
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		*slash++ = '\0';
+		errno = 0;
+		p = strtoul(slash, &end, 10);
+		if (errno != 0 || end == slash || *end != '\0' || p > 32)
+			return -EINVAL;
+	}
+	if (inet_pton(AF_INET, buf, &a) != 1)
+		return -EINVAL;
+	*addr = a.s_addr;
+	*prefix = (unsigned int)p;
+	return 0;
+}
+
+/* Create tmfifo_net<index> (down, unconfigured). Exit code. */
+int
+rsh_app_tap_create(unsigned int index, struct rsh_app_tap *t)
+{
+	struct ifreq ifr;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	snprintf(t->name, sizeof(t->name), "tmfifo_net%u", index);
+	if (if_nametoindex(t->name) != 0) {
+		rsh_app_err("%s already exists (another rshim or rshim-pmd-app is running?); stop it or remove it with: ip link delete %s",
+			    t->name, t->name);
+		return RSH_EXIT_NET;
+	}
+	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (t->fd < 0) {
+		rsh_app_err("cannot create TAP %s: /dev/net/tun: %s (needs the tun module and root or CAP_NET_ADMIN)",
+			    t->name, strerror(errno));
+		return RSH_EXIT_NET;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", t->name);
+	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
+		err = errno;
+		rsh_app_err("cannot create TAP %s: %s%s", t->name, strerror(err),
+			    err == EPERM || err == EACCES ?
+			    " (needs root or CAP_NET_ADMIN)" :
+			    err == EBUSY ? " (the name is in use)" : "");
+		close(t->fd);
+		t->fd = -1;
+		return RSH_EXIT_NET;
+	}
+	return 0;
+}
+
+/* One interface ioctl on a helper socket; -errno. */
+static int
+rsh_app_if_ioctl(int s, unsigned long req, struct ifreq *ifr)
+{
+	return ioctl(s, req, ifr) < 0 ? -errno : 0;
+}
+
+/* Set an IPv4 address and netmask on the interface; -errno. */
+static int
+rsh_app_if_addr(int s, const char *name, const char *cidr)
+{
+	struct sockaddr_in *sin;
+	struct ifreq ifr;
+	unsigned int prefix;
+	uint32_t a;
+	int rc;
+
+	if (rsh_app_parse_cidr(cidr, &a, &prefix) < 0)
+		return -EINVAL;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = a;
+	rc = rsh_app_if_ioctl(s, SIOCSIFADDR, &ifr);
+	if (rc != 0)
+		return rc;
+	sin->sin_addr.s_addr = prefix ? htonl(~0u << (32 - prefix)) : 0;
+	return rsh_app_if_ioctl(s, SIOCSIFNETMASK, &ifr);
+}
+
+/* MAC, MTU, optional address, then up. Exit code. */
+int
+rsh_app_tap_config(struct rsh_app_tap *t, unsigned int index, const char *cidr)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	const char *what = "socket";
+	struct ifreq ifr;
+	int rc = s < 0 ? -errno : 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", t->name);
+	if (rc == 0) {
+		what = "MAC";
+		ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+		rsh_app_host_mac(index, (uint8_t *)ifr.ifr_hwaddr.sa_data);
+		rc = rsh_app_if_ioctl(s, SIOCSIFHWADDR, &ifr);
+	}
+	if (rc == 0) {
+		what = "MTU";
+		ifr.ifr_mtu = RSH_APP_MTU;
+		rc = rsh_app_if_ioctl(s, SIOCSIFMTU, &ifr);
+	}
+	if (rc == 0 && cidr != NULL) {
+		what = "address";
+		rc = rsh_app_if_addr(s, t->name, cidr);
+	}
+	if (rc == 0) {
+		what = "link up";
+		rc = rsh_app_if_ioctl(s, SIOCGIFFLAGS, &ifr);
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (rc == 0)
+			rc = rsh_app_if_ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	if (s >= 0)
+		close(s);
+	if (rc != 0) {
+		rsh_app_err("cannot configure %s (%s): %s", t->name, what, strerror(-rc));
+		return RSH_EXIT_NET;
+	}
+	return 0;
+}
+
+/* TAP → DPU: read frames straight into mbufs, queue them in order. */
+static unsigned int
+rsh_app_tap_to_dpu(struct rsh_app_tap *t, struct rsh_dev *dev)
+{
+	struct rte_mempool *mp = rsh_tmfifo_pool(dev);
+	unsigned int got = 0, k;
+	ssize_t n;
+
+	while (t->n_pend < RSH_APP_BURST) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+		if (m == NULL)
+			break;
+		n = read(t->fd, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m));
+		if (n <= 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		rte_pktmbuf_append(m, (uint16_t)n);
+		t->pend[t->n_pend++] = m;
+		got++;
+	}
+	if (t->n_pend == 0)
+		return 0;
+	k = rsh_tmfifo_net_tx_burst(dev, t->pend, (uint16_t)t->n_pend);
+	/* The ring is full: keep the rest, stop reading (back-pressure). */
+	memmove(t->pend, t->pend + k, (t->n_pend - k) * sizeof(t->pend[0]));
+	t->n_pend -= k;
+	t->tx_frames += k;
+	return got + k;
+}
+
+/* DPU → TAP: hand every received frame to the kernel. */
+static unsigned int
+rsh_app_dpu_to_tap(struct rsh_app_tap *t, struct rsh_dev *dev)
+{
+	struct rte_mbuf *pkts[RSH_APP_BURST];
+	uint16_t n = rsh_tmfifo_net_rx_burst(dev, pkts, RSH_APP_BURST), i;
+
+	for (i = 0; i < n; i++) {
+		if (write(t->fd, rte_pktmbuf_mtod(pkts[i], void *),
+			  rte_pktmbuf_data_len(pkts[i])) < 0)
+			t->tx_errors++;
+		rte_pktmbuf_free(pkts[i]);
+	}
+	t->rx_frames += n;
+	return n;
+}
+
+/* Move frames both ways; returns the work done. */
+unsigned int
+rsh_app_tap_step(struct rsh_app_tap *t, struct rsh_dev *dev)
+{
+	return rsh_app_tap_to_dpu(t, dev) + rsh_app_dpu_to_tap(t, dev);
+}
+
+/* Close the TAP: the kernel removes the interface. */
+void
+rsh_app_tap_close(struct rsh_app_tap *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n_pend; i++)
+		rte_pktmbuf_free(t->pend[i]);
+	t->n_pend = 0;
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+/* Configure and start a ring port: one queue each way (the ring PMD's
+ * queue setup just picks up the rings given to rte_eth_from_rings). */
+static int
+rsh_app_ethdev_start(uint16_t port, struct rsh_dev *dev)
+{
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(), NULL,
+					    rsh_tmfifo_pool(dev));
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc < 0)
+		rte_errno = -rc;
+	return rc;
+}
+
+/* The channel's rings as a DPDK port. Exit code. */
+int
+rsh_app_ethdev_open(struct rsh_app_ethdev *e, struct rsh_dev *dev,
+		    const char *cidr)
+{
+	struct rte_ring *rx, *tx;
+	unsigned int prefix;
+	int port;
+
+	memset(e, 0, sizeof(*e));
+	if (rsh_app_parse_cidr(cidr ? cidr : RSH_APP_DEFAULT_IP, &e->ip, &prefix) < 0 ||
+	    rsh_tmfifo_rings(dev, RSH_TMFIFO_NET, &rx, &tx) < 0) {
+		rsh_app_err("ethdev: network channel not open");
+		return RSH_EXIT_NET;
+	}
+	/* rx: frames from the DPU (the port's receive queue); tx: to it. */
+	port = rte_eth_from_rings("net_rshim0", &rx, 1, &tx, 1, rte_socket_id());
+	if (port < 0) {
+		rsh_app_err("ethdev: rte_eth_from_rings failed: %s", rte_strerror(rte_errno));
+		return RSH_EXIT_NET;
+	}
+	e->port = (uint16_t)port;
+	e->open = true;
+	if (rsh_app_ethdev_start(e->port, dev) < 0) {
+		rsh_app_err("ethdev: cannot start port %u: %s", e->port, rte_strerror(rte_errno));
+		return RSH_EXIT_NET;
+	}
+	return 0;
+}
+
+/* Turn an ARP request for our address into its reply, in place. */
+static bool
+rsh_app_arp_answer(struct rsh_app_ethdev *e, struct rte_ether_hdr *eh,
+		   const struct rte_ether_addr *me)
+{
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eh + 1);
+
+	if (a->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    a->arp_data.arp_tip != e->ip)
+		return false;
+	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	a->arp_data.arp_tha = a->arp_data.arp_sha;
+	a->arp_data.arp_tip = a->arp_data.arp_sip;
+	a->arp_data.arp_sha = *me;
+	a->arp_data.arp_sip = e->ip;
+	eh->dst_addr = eh->src_addr;
+	eh->src_addr = *me;
+	return true;
+}
+
+/* Turn an ICMP echo request to our address into its reply, in place. */
+static bool
+rsh_app_icmp_answer(struct rsh_app_ethdev *e, struct rte_ether_hdr *eh,
+		    const struct rte_ether_addr *me)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)((char *)ip +
+							  rte_ipv4_hdr_len(ip));
+	uint32_t sum;
+
+	if (ip->next_proto_id != IPPROTO_ICMP || ip->dst_addr != e->ip ||
+	    ic->icmp_type != RTE_IP_ICMP_ECHO_REQUEST)
+		return false;
+	ic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	/* RFC 1624 incremental update: the type word went 0x0800 → 0x0000. */
+	sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(ic->icmp_cksum) + 0xF7FFu;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	ic->icmp_cksum = rte_cpu_to_be_16((uint16_t)~((sum & 0xFFFF) + (sum >> 16)));
+	ip->dst_addr = ip->src_addr;
+	ip->src_addr = e->ip;
+	eh->dst_addr = eh->src_addr;
+	eh->src_addr = *me;
+	return true;
+}
+
+/* Answer one frame in place; false when it is not for us. */
+static bool
+rsh_app_answer(struct rsh_app_ethdev *e, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ether_addr me;
+
+	rsh_app_host_mac(0, me.addr_bytes);
+	if (rte_pktmbuf_data_len(m) < sizeof(*eh) + sizeof(struct rte_arp_hdr))
+		return false;
+	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
+		return rsh_app_arp_answer(e, eh, &me);
+	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+	    rte_pktmbuf_data_len(m) >= sizeof(*eh) + sizeof(struct rte_ipv4_hdr) +
+	    sizeof(struct rte_icmp_hdr))
+		return rsh_app_icmp_answer(e, eh, &me);
+	return false;
+}
+
+/* Receive a burst on the port, answer ARP/ICMP echo, send the replies. */
+unsigned int
+rsh_app_ethdev_step(struct rsh_app_ethdev *e)
+{
+	struct rte_mbuf *pkts[RSH_APP_BURST], *out[RSH_APP_BURST];
+	uint16_t n = rte_eth_rx_burst(e->port, 0, pkts, RSH_APP_BURST), i, k = 0, s;
+
+	for (i = 0; i < n; i++) {
+		if (rsh_app_answer(e, pkts[i])) {
+			out[k++] = pkts[i];
+		} else {
+			e->ignored++;
+			rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	s = k ? rte_eth_tx_burst(e->port, 0, out, k) : 0;
+	for (i = s; i < k; i++)
+		rte_pktmbuf_free(out[i]);
+	e->rx += n;
+	e->answered += s;
+	return n;
+}
+
+/* Stop and release the port (the rings stay with the channel). */
+void
+rsh_app_ethdev_close(struct rsh_app_ethdev *e)
+{
+	if (!e->open)
+		return;
+	rte_eth_dev_stop(e->port);
+	rte_eth_dev_close(e->port);
+	e->open = false;
+}
+
+/* The channel counters, one line each. */
+void
+rsh_app_tmfifo_stats(FILE *f, struct rsh_dev *dev)
+{
+	static const char *const name[RSH_TMFIFO_NCHAN] = { "console", "net" };
+	struct rsh_tmfifo_chan_stats c;
+	struct rsh_tmfifo_stats d;
+	unsigned int i;
+
+	for (i = 0; i < RSH_TMFIFO_NCHAN; i++) {
+		if (rsh_tmfifo_get_stats(dev, i, &c, &d) < 0)
+			return;
+		fprintf(f, "rshim-pmd-app: stats %s: tx_msgs=%lu tx_bytes=%lu rx_msgs=%lu rx_bytes=%lu tx_drop_oversize=%lu rx_drop_oversize=%lu rx_drop_closed=%lu rx_drop_reset=%lu rx_ring_full=%lu rx_nombuf=%lu\n",
+			name[i], c.tx_msgs, c.tx_bytes, c.rx_msgs, c.rx_bytes,
+			c.tx_drop_oversize, c.rx_drop_oversize, c.rx_drop_closed,
+			c.rx_drop_reset, c.rx_ring_full, c.rx_nombuf);
+	}
+	fprintf(f, "rshim-pmd-app: stats fifo: tx_words=%lu rx_words=%lu tx_sync_words=%lu rx_noop=%lu rx_ctrl=%lu rx_ctrl_unknown=%lu rx_drop_unknown=%lu sts_bad=%lu\n",
+		d.tx_words, d.rx_words, d.tx_sync_words, d.rx_noop, d.rx_ctrl,
+		d.rx_ctrl_unknown, d.rx_drop_unknown, d.sts_bad);
+}
+
+/* --net: a known mode; for tap, create the interface now. Exit code. */
+int
+rsh_app_net_precheck(struct rsh_app *app)
+{
+	struct rsh_app_tap t;
+	unsigned int prefix;
+	uint32_t a;
+	int code;
+
+	if (app->ip != NULL && rsh_app_parse_cidr(app->ip, &a, &prefix) < 0) {
+		rsh_app_err("bad value '%s' for --ip (want A.B.C.D/P, e.g. 192.168.100.1/24)", app->ip);
+		return RSH_EXIT_USAGE;
+	}
+	if (app->net == NULL || strcmp(app->net, "tap") != 0)
+		return 0;
+	code = rsh_app_tap_create(app->tap_index, &t);
+	if (code == 0)
+		app->tap_fd = t.fd;
+	return code;
+}

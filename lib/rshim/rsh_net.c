@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TM FIFO network channel and control messages, user side (§4.4, §4.7, §4.8).
+ * Users call these from their own thread; they touch only the rings, the
+ * pools and the "user" fields of rsh_tmfifo_priv.h (one writer and one
+ * reader thread per channel, SP/SC rings).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#define RSH_LOGTYPE rsh_logtype_fifo
+#include "rsh_log.h"
+#include "rsh_tmfifo_priv.h"
+
+/* Queue frames, see rsh_tmfifo_api.h. */
+uint16_t
+rsh_tmfifo_net_tx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+
+	if (t == NULL || t->ch[RSH_TMFIFO_NET].tx == NULL)
+		return 0;
+	return (uint16_t)rte_ring_enqueue_burst(t->ch[RSH_TMFIFO_NET].tx,
+						(void **)pkts, n, NULL);
+}
+
+/* Take frames, see rsh_tmfifo_api.h. */
+uint16_t
+rsh_tmfifo_net_rx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+
+	if (t == NULL || t->ch[RSH_TMFIFO_NET].rx == NULL)
+		return 0;
+	return (uint16_t)rte_ring_dequeue_burst(t->ch[RSH_TMFIFO_NET].rx,
+						(void **)pkts, n, NULL);
+}
+
+/* The rings of a channel, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_rings(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
+		 struct rte_ring **rx, struct rte_ring **tx)
+{
+	if ((unsigned int)ch >= RSH_TMFIFO_NCHAN)
+		return -EINVAL;
+	if (dev->tmfifo == NULL || dev->tmfifo->ch[ch].rx == NULL)
+		return -ENOENT;
+	*rx = dev->tmfifo->ch[ch].rx;
+	*tx = dev->tmfifo->ch[ch].tx;
+	return 0;
+}
+
+/* The transmit pool, see rsh_tmfifo_api.h. */
+struct rte_mempool *
+rsh_tmfifo_pool(struct rsh_dev *dev)
+{
+	return dev->tmfifo == NULL ? NULL : dev->tmfifo->tx_pool;
+}
+
+/* Queue n control words as one unit. */
+static int
+rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
+{
+	if (dev->tmfifo == NULL)
+		return -ENOENT;
+	if (rte_ring_enqueue_bulk_elem(dev->tmfifo->ctrl, w, sizeof(*w), n,
+				       NULL) != n)
+		return -EAGAIN;
+	return 0;
+}
+
+/* MAC_1 + MAC_2, §4.7. */
+int
+rsh_tmfifo_ctrl_set_mac(struct rsh_dev *dev, const uint8_t mac[6])
+{
+	uint64_t w[2] = { rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac),
+			  rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac) };
+
+	return rsh_tmf_ctrl_put(dev, w, 2);
+}
+
+/* VLAN_ID, §4.7. */
+int
+rsh_tmfifo_ctrl_set_vlan(struct rsh_dev *dev, uint16_t vlan0, uint16_t vlan1)
+{
+	uint64_t w = rsh_tmf_ctrl_vlan(vlan0, vlan1);
+
+	return rsh_tmf_ctrl_put(dev, &w, 1);
+}
+
+/* PXE_ID, §4.7. */
+int
+rsh_tmfifo_ctrl_set_pxe(struct rsh_dev *dev, uint32_t pxe_id)
+{
+	uint64_t w = rsh_tmf_ctrl_pxe(pxe_id);
+
+	return rsh_tmf_ctrl_put(dev, &w, 1);
+}
+
+/* CTRL_REQ, §4.7. */
+int
+rsh_tmfifo_ctrl_request(struct rsh_dev *dev)
+{
+	uint64_t w = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+
+	return rsh_tmf_ctrl_put(dev, &w, 1);
+}
+
+/* Seqcount read of the peer values, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_peer_get(struct rsh_dev *dev, struct rsh_tmfifo_peer *out)
+{
+	struct rsh_tmf_peer *p;
+	uint32_t s;
+	unsigned int i;
+
+	if (dev->tmfifo == NULL)
+		return -ENOENT;
+	p = &dev->tmfifo->peer;
+	do {
+		/* Acquire pairs with the writer's final release store. */
+		s = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		for (i = 0; i < 6; i++)
+			out->mac[i] = __atomic_load_n(&p->v.mac[i], __ATOMIC_RELAXED);
+		out->vlan[0] = __atomic_load_n(&p->v.vlan[0], __ATOMIC_RELAXED);
+		out->vlan[1] = __atomic_load_n(&p->v.vlan[1], __ATOMIC_RELAXED);
+		out->pxe_id = __atomic_load_n(&p->v.pxe_id, __ATOMIC_RELAXED);
+		out->have = __atomic_load_n(&p->v.have, __ATOMIC_RELAXED);
+		out->replies = __atomic_load_n(&p->v.replies, __ATOMIC_RELAXED);
+		/* Pairs with the writer's release fence after seq goes odd. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((s & 1) != 0 || __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != s);
+	return 0;
+}
+
+/* CTRL_REQ and wait for PXE_ID, with a deadline, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_ctrl_query(struct rsh_dev *dev, unsigned int timeout_ms,
+		      struct rsh_tmfifo_peer *out)
+{
+	uint64_t deadline = rte_get_timer_cycles() +
+			    timeout_ms * rte_get_timer_hz() / 1000;
+	struct rsh_tmfifo_peer before;
+	int rc = rsh_tmfifo_peer_get(dev, &before);
+
+	if (rc == 0)
+		rc = rsh_tmfifo_ctrl_request(dev);
+	if (rc != 0)
+		return rc;
+	do {
+		rsh_tmfifo_peer_get(dev, out);
+		if (out->replies != before.replies)
+			return 0;
+		rte_delay_us_sleep(1000);
+	} while (rte_get_timer_cycles() < deadline);
+	return -ETIMEDOUT;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rshim-pmd-app --console on a terminal (a pseudo-terminal made here):
+raw mode while connected, Ctrl-] then q quits with exit 0, and the
+terminal settings are restored after Ctrl-] q and after SIGTERM.
+  test_console_tty.py APP"""
+import os
+import pty
+import select
+import signal
+import sys
+import termios
+import time
+
+APP = sys.argv[1]
+fails = passes = 0
+
+
+def check(name, ok, detail=""):
+    global fails, passes
+    print(("ok: " if ok else "FAIL: ") + name + ("" if ok else ": " + detail))
+    if ok:
+        passes += 1
+    else:
+        fails += 1
+
+
+def drain(fd, sec, buf):
+    end = time.time() + sec
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                buf += os.read(fd, 4096)
+            except OSError:
+                break
+    return buf
+
+
+def run(case):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(APP, [APP, "--device", "sim:bf2,booted=1", "--console"])
+    before = termios.tcgetattr(fd)
+    out = b""
+    raw = False
+    for _ in range(100):  # wait for the app to go raw (EAL start, attach)
+        out = drain(fd, 0.1, out)
+        raw = not (termios.tcgetattr(fd)[3] & termios.ECHO)
+        if raw and b"Ctrl-]" in out:
+            break
+    check(case + ": raw terminal while connected", raw)
+    check(case + ": quit hint shown", b"Ctrl-] then q" in out, repr(out[-200:]))
+    # "\n", not the "\r" of a real Enter key: the emulator's line echo
+    # (no shell, without root) ends lines on "\n" only.
+    os.write(fd, b"echo ttymark-7\n")
+    out = drain(fd, 1.5, out)
+    check(case + ": console answers", b"ttymark-7" in out, repr(out[-200:]))
+    if case == "ctrl-]q":
+        os.write(fd, b"\x1dq")
+    else:
+        os.kill(pid, signal.SIGTERM)
+    out = drain(fd, 1.0, out)
+    after = termios.tcgetattr(fd)  # the slave's settings, via the master
+    _, st = os.waitpid(pid, 0)
+    rc = os.waitstatus_to_exitcode(st)
+    check(case + ": exit 0", rc == 0, "exit %d" % rc)
+    check(case + ": terminal restored", after[3] & termios.ECHO and
+          after[3] & termios.ICANON and after[3] == before[3],
+          "lflag %o, was %o" % (after[3], before[3]))
+    os.close(fd)
+
+
+run("ctrl-]q")
+run("sigterm")
+print("%d passed, %d failed" % (passes, fails))
+sys.exit(1 if fails else 0)

@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the emulated DPU's ARM side (drivers/sim/rsh_sim_arm*.c):
+ * the emulator is driven through the backend ops with hand-made TM FIFO
+ * words (encoded with rsh_tmfifo_proto.h) and its TILE_TO_HOST stream is
+ * decoded word by word. Default: peer=none (built-in ARP/ICMP responder
+ * and line echo, no privileges). "--netns": the same traffic through a
+ * namespace TAP and a shell on a PTY (root; exits 77 otherwise).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include "rsh_backend.h"
+#include "rsh_bfb.h"
+#include "rsh_regs.h"
+#include "rsh_sim.h"
+#include "rsh_sim_peer.h"
+#include "rsh_test_eal.h"
+#include "rsh_tmfifo_proto.h"
+
+#define T_MAX_MSGS 512
+#define T_PEER_NS 90 /* namespace index of the --netns run */
+
+static const uint8_t t_host_mac[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
+static const uint8_t t_peer_mac[6] = RSH_SIM_PEER_MAC;
+static const uint8_t t_host_ip[4] = { 192, 168, 100, 1 };
+static const uint8_t t_peer_ip[4] = { 192, 168, 100, 2 };
+static bool t_netns;
+
+/* One decoded TILE_TO_HOST message. */
+struct tmsg {
+	uint64_t hdr;
+	uint8_t type;
+	uint16_t len;
+	uint8_t data[2048];
+};
+
+/* An open device and the host side's decoder of its TILE_TO_HOST stream. */
+struct tarm {
+	struct rsh_backend *be;
+	struct rsh_regmap map;
+	struct tmsg *m;        /* decoded messages */
+	unsigned int n;
+	struct tmsg cur;       /* message being collected */
+	unsigned int cur_words, cur_got;
+	bool in_msg;
+	uint64_t words_seen;
+	bool pad_ok;           /* every padding byte was zero */
+};
+
+static void
+topen(struct tarm *t, const char *devstr)
+{
+	const struct rsh_backend_driver *drv = rsh_backend_find("sim");
+	char s[256];
+
+	memset(t, 0, sizeof(*t));
+	t->pad_ok = true;
+	snprintf(s, sizeof(s), "%s%s", devstr,
+		 t_netns ? ",peer=90" : ",peer=none");
+	assert_non_null(drv);
+	assert_int_equal(drv->probe(s, NULL, &t->be), 0);
+	assert_int_equal(rsh_regmap_init(&t->map, t->be->gen), 0);
+	t->m = calloc(T_MAX_MSGS, sizeof(*t->m));
+	assert_non_null(t->m);
+}
+
+static void
+tclose(struct tarm *t)
+{
+	t->be->ops->close(t->be);
+	free(t->m);
+}
+
+static uint64_t
+rd(struct tarm *t, enum rsh_reg r)
+{
+	return t->be->ops->read64(t->be, t->map.off[r]);
+}
+
+static struct rsh_sim_arm_stats
+astats(struct tarm *t)
+{
+	struct rsh_sim_arm_stats st;
+
+	assert_int_equal(rsh_sim_arm_stats_get(t->be, &st), 0);
+	return st;
+}
+
+/* Host writes n words to HOST_TO_TILE (caller keeps within 253). */
+static void
+hsend(struct tarm *t, const uint64_t *w, unsigned int n)
+{
+	t->be->ops->write_fifo(t->be, t->map.off[RSH_TM_HOST_TO_TILE_DATA], w, n);
+}
+
+/* Host sends one message: header (with checksum) + packed payload. */
+static void
+hsend_msg(struct tarm *t, uint8_t type, const void *p, uint16_t len)
+{
+	uint64_t w[RSH_TM_FIFO_SIZE];
+
+	w[0] = rsh_tmf_hdr_encode(type, len, NULL);
+	rsh_tmf_pack(&w[1], p, len);
+	hsend(t, w, rsh_tmf_msg_words(len));
+}
+
+/* Decode one TILE_TO_HOST word; unknown types with a length are drained
+ * like the host demux does (issue 3 §2). */
+static void
+tdecode(struct tarm *t, uint64_t w)
+{
+	struct tmsg *c = &t->cur;
+	unsigned int i, k;
+
+	t->words_seen++;
+	if (!t->in_msg) {
+		memset(c, 0, sizeof(*c));
+		c->hdr = w;
+		c->type = rsh_tmf_hdr_type(w);
+		c->len = rsh_tmf_hdr_len(w);
+		t->cur_words = (c->len + 7) / 8;
+		t->cur_got = 0;
+		t->in_msg = c->len > 0;
+		if (!t->in_msg && t->n < T_MAX_MSGS)
+			t->m[t->n++] = *c; /* control word */
+		return;
+	}
+	k = t->cur_got * 8;
+	for (i = 0; i < 8; i++) {
+		if (k + i < c->len && k + i < sizeof(c->data))
+			c->data[k + i] = (uint8_t)(w >> (8 * i));
+		else if (k + i >= c->len && (uint8_t)(w >> (8 * i)) != 0)
+			t->pad_ok = false;
+	}
+	if (++t->cur_got == t->cur_words) {
+		t->in_msg = false;
+		if (t->n < T_MAX_MSGS)
+			t->m[t->n++] = *c;
+	}
+}
+
+/* One host RX pass: read the count, pop that many words, decode. */
+static unsigned int
+hpoll(struct tarm *t)
+{
+	uint64_t w[RSH_TM_FIFO_SIZE];
+	unsigned int n = (unsigned int)(rd(t, RSH_TM_TILE_TO_HOST_STS) &
+					RSH_TM_STS__COUNT_MASK);
+	unsigned int i;
+
+	assert_true(n <= RSH_TM_FIFO_SIZE - 1); /* the ARM never fills it */
+	t->be->ops->read_fifo(t->be, t->map.off[RSH_TM_TILE_TO_HOST_DATA], w, n);
+	for (i = 0; i < n; i++)
+		tdecode(t, w[i]);
+	return n;
+}
+
+/* Poll until pred(t) holds or ms pass; returns pred's last value. */
+static bool
+hwait(struct tarm *t, bool (*pred)(struct tarm *, const void *),
+      const void *arg, unsigned int ms)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
+
+	do {
+		hpoll(t);
+		if (pred(t, arg))
+			return true;
+		usleep(50);
+	} while (rte_get_timer_cycles() < end);
+	return pred(t, arg);
+}
+
+/* All console output received so far, as one string. */
+static size_t
+tconsole(struct tarm *t, char *out, size_t cap)
+{
+	size_t o = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->m[i].type != RSH_TMF_TYPE_CONSOLE)
+			continue;
+		if (o + t->m[i].len >= cap)
+			break;
+		memcpy(out + o, t->m[i].data, t->m[i].len);
+		o += t->m[i].len;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static bool
+pred_console_has(struct tarm *t, const void *arg)
+{
+	static char s[65536];
+
+	tconsole(t, s, sizeof(s));
+	return strstr(s, arg) != NULL;
+}
+
+/* arg appears in the console output other than right after "echo "
+ * (the terminal's echo of the typed command line). */
+static bool
+pred_console_answer(struct tarm *t, const void *arg)
+{
+	static char s[65536];
+	const char *p = s;
+	size_t n = tconsole(t, s, sizeof(s));
+
+	(void)n;
+	while ((p = strstr(p, arg)) != NULL) {
+		if (p - s < 5 || memcmp(p - 5, "echo ", 5) != 0)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* ARP request who-has 192.168.100.2 tell 192.168.100.1 (60 bytes). */
+static size_t
+tarp_req(uint8_t *f)
+{
+	memset(f, 0, 60);
+	memset(f, 0xFF, 6);
+	memcpy(f + 6, t_host_mac, 6);
+	f[12] = 0x08; f[13] = 0x06;
+	f[15] = 1; f[16] = 0x08; f[18] = 6; f[19] = 4; f[21] = 1;
+	memcpy(f + 22, t_host_mac, 6);
+	memcpy(f + 28, t_host_ip, 4);
+	memcpy(f + 38, t_peer_ip, 4);
+	return 60;
+}
+
+/* Number of ARP replies from the DPU to us among the messages. */
+static unsigned int
+tarp_replies(struct tarm *t)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const uint8_t *f = t->m[i].data;
+
+		if (t->m[i].type == RSH_TMF_TYPE_NET && t->m[i].len >= 42 &&
+		    f[12] == 0x08 && f[13] == 0x06 && f[21] == 2 &&
+		    memcmp(f, t_host_mac, 6) == 0 &&
+		    memcmp(f + 22, t_peer_mac, 6) == 0 &&
+		    memcmp(f + 28, t_peer_ip, 4) == 0)
+			n++;
+	}
+	return n;
+}
+
+static bool
+pred_arp_replies(struct tarm *t, const void *arg)
+{
+	return tarp_replies(t) >= *(const unsigned int *)arg;
+}
+
+/* Every header the ARM sent: known type, bytes 3-6 zero, checksum ok. */
+static void
+tcheck_headers(struct tarm *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		uint64_t h = t->m[i].hdr;
+
+		if (t->m[i].len == 0)
+			continue;
+		assert_true(t->m[i].type == RSH_TMF_TYPE_NET ||
+			    t->m[i].type == RSH_TMF_TYPE_CONSOLE);
+		assert_int_equal((h >> 24) & 0xFFFFFFFFull, 0);
+		assert_true(rsh_tmf_hdr_csum_ok(h));
+	}
+	assert_true(t->pad_ok);
+	assert_false(t->in_msg);
+}
+
+/* Console both ways: banner, then a line comes back from echo/shell. */
+static void
+test_console(void **state)
+{
+	const char *in = "echo marker-4711\n";
+	struct rsh_sim_arm_stats st;
+	struct tarm t;
+
+	(void)state;
+	topen(&t, "sim:bf3,booted=1");
+	assert_true(hwait(&t, pred_console_has,
+			  "rshim-pmd emulated BlueField-3 (sim:bf3)", 2000));
+	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	if (!hwait(&t, pred_console_answer, "marker-4711\r", 5000)) {
+		static char s[65536];
+
+		tconsole(&t, s, sizeof(s));
+		print_error("console so far: '%s'\n", s);
+		fail();
+	}
+	st = astats(&t);
+	assert_int_equal(st.up, 1);
+	assert_int_equal(st.starts, 1);
+	assert_int_equal(st.rx_con_bytes, strlen(in));
+	assert_int_equal(st.rx_msgs, 1);
+	assert_true(st.tx_con_msgs >= 2);
+	if (t_netns && st.peer_netns == 0) {
+		tclose(&t);
+		skip(); /* namespaces not permitted here */
+	}
+	assert_int_equal(st.peer_netns, t_netns);
+	assert_int_equal(st.peer_shell, t_netns);
+	tcheck_headers(&t);
+	tclose(&t);
+}
+
+/* A network frame: an ARP request for 192.168.100.2 is answered. */
+static void
+test_net_arp(void **state)
+{
+	unsigned int one = 1;
+	uint8_t f[60];
+	struct tarm t;
+
+	(void)state;
+	topen(&t, "sim:bf2,booted=1");
+	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
+	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	assert_int_equal(astats(&t).rx_net_frames, 1);
+	assert_int_equal(astats(&t).rx_net_bytes, 60);
+	assert_true(astats(&t).tx_net_frames >= 1);
+	tcheck_headers(&t);
+	tclose(&t);
+}
+
+/* Zero-length words are skipped; a message split across polls parses. */
+static void
+test_sync_and_split(void **state)
+{
+	const char *in = "echo split-line-abcdefghijklmnop\n";
+	uint64_t w[16];
+	unsigned int i, one = 1;
+	uint8_t f[60];
+	struct tarm t;
+
+	(void)state;
+	topen(&t, "sim:bf3,booted=1");
+	for (i = 0; i < 10; i++)
+		w[i] = RSH_TMF_SYNC_WORD;
+	for (; i < 15; i++)
+		w[i] = 0;
+	w[15] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, 0, NULL);
+	hsend(&t, w, 16);
+	hpoll(&t);
+	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, (uint16_t)strlen(in), NULL);
+	rsh_tmf_pack(&w[1], in, strlen(in));
+	hsend(&t, w, 2);      /* header + first word ... */
+	hpoll(&t);
+	hsend(&t, w + 2, 4);  /* ... the rest later */
+	tarp_req(f);
+	hsend_msg(&t, RSH_TMF_TYPE_NET, f, 60);
+	assert_true(hwait(&t, pred_console_answer,
+			  "split-line-abcdefghijklmnop\r", 5000));
+	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	assert_int_equal(astats(&t).rx_sync_words, 16);
+	assert_int_equal(astats(&t).rx_msgs, 2);
+	assert_int_equal(astats(&t).rx_con_bytes, strlen(in));
+	tclose(&t);
+}
+
+/* An oversize frame (> 1518) is drained and counted; the next parses. */
+static void
+test_oversize_rx(void **state)
+{
+	static uint64_t w[RSH_TM_FIFO_SIZE];
+	unsigned int one = 1;
+	uint8_t f[60];
+	struct tarm t;
+
+	(void)state;
+	topen(&t, "sim:bf3,booted=1");
+	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, 1600, NULL);
+	memset(&w[1], 0x01, 200 * 8); /* would look like headers if parsed */
+	hsend(&t, w, 201);
+	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
+	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	assert_int_equal(astats(&t).rx_drop_oversize, 1);
+	assert_int_equal(astats(&t).rx_net_frames, 1);
+	assert_int_equal(astats(&t).rx_msgs, 2);
+	assert_int_equal(rd(&t, RSH_TM_HOST_TO_TILE_STS), 0);
+	tclose(&t);
+}
+
+/* IPv4 ICMP echo request to 192.168.100.2, flen bytes of frame. */
+static size_t
+ticmp_req(uint8_t *f, size_t flen, uint16_t seq)
+{
+	uint8_t *ip = f + 14, *ic = f + 34;
+	size_t tot = flen - 14, i;
+	uint32_t s;
+
+	memset(f, 0, flen);
+	memcpy(f, t_peer_mac, 6);
+	memcpy(f + 6, t_host_mac, 6);
+	f[12] = 0x08;
+	ip[0] = 0x45; ip[2] = (uint8_t)(tot >> 8); ip[3] = (uint8_t)tot;
+	ip[8] = 64; ip[9] = 1;
+	memcpy(ip + 12, t_host_ip, 4);
+	memcpy(ip + 16, t_peer_ip, 4);
+	ic[0] = 8; ic[6] = (uint8_t)(seq >> 8); ic[7] = (uint8_t)seq;
+	for (i = 8; i < tot - 20; i++)
+		ic[i] = (uint8_t)i;
+	for (int k = 0; k < 2; k++) { /* IP header, then ICMP checksum */
+		uint8_t *b = k == 0 ? ip : ic;
+		size_t n = k == 0 ? 20 : tot - 20, j;
+
+		for (s = 0, j = 0; j + 1 < n; j += 2)
+			s += (uint32_t)(b[j] << 8 | b[j + 1]);
+		if (n & 1)
+			s += (uint32_t)b[n - 1] << 8;
+		while (s >> 16)
+			s = (s & 0xFFFF) + (s >> 16);
+		b[k == 0 ? 10 : 2] = (uint8_t)(~s >> 8);
+		b[k == 0 ? 11 : 3] = (uint8_t)~s;
+	}
+	return flen;
+}
+
+/* Number of ICMP echo replies from the DPU among the messages. */
+static unsigned int
+ticmp_replies(struct tarm *t)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const uint8_t *f = t->m[i].data;
+
+		if (t->m[i].type == RSH_TMF_TYPE_NET && t->m[i].len >= 42 &&
+		    f[12] == 0x08 && f[13] == 0x00 && f[23] == 1 &&
+		    f[34] == 0 && memcmp(f + 26, t_peer_ip, 4) == 0)
+			n++;
+	}
+	return n;
+}
+
+static bool
+pred_icmp_replies(struct tarm *t, const void *arg)
+{
+	return ticmp_replies(t) >= *(const unsigned int *)arg;
+}
+
+/* Send one frame and wait until the ARM has taken it from HTT. */
+static void
+hsend_frame_wait(struct tarm *t, const uint8_t *f, size_t len)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 2;
+
+	hsend_msg(t, RSH_TMF_TYPE_NET, f, (uint16_t)len);
+	while (rd(t, RSH_TM_HOST_TO_TILE_STS) != 0)
+		assert_true(rte_get_timer_cycles() < end);
+}
+
+/* Network TX keeps 16 words for the console and never overflows TTH:
+ * two 952-byte replies (2 x 120 words) fill the network budget exactly;
+ * a third waits while a console message still gets through. */
+static void
+test_tx_reserve(void **state)
+{
+	const char *in = "echo reserve-ok\n";
+	unsigned int i, c = 0, three = 3;
+	static uint8_t f[952];
+	uint64_t end;
+	struct tarm t;
+
+	(void)state;
+	if (t_netns)
+		skip(); /* needs a peer that answers at once, without ARP */
+	topen(&t, "sim:bf3,booted=1");
+	assert_true(hwait(&t, pred_console_has, "no shell", 2000));
+	for (i = 0; i < 3; i++)
+		hsend_frame_wait(&t, f, ticmp_req(f, sizeof(f), (uint16_t)i));
+	end = rte_get_timer_cycles() + rte_get_timer_hz() / 20;
+	while (rte_get_timer_cycles() < end) {
+		c = (unsigned int)rd(&t, RSH_TM_TILE_TO_HOST_STS);
+		assert_true(c <= RSH_TM_FIFO_SIZE - 16);
+	}
+	assert_int_equal(c, RSH_TM_FIFO_SIZE - 16); /* it did fill up */
+	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	end = rte_get_timer_cycles() + rte_get_timer_hz();
+	while (c <= RSH_TM_FIFO_SIZE - 16 && rte_get_timer_cycles() < end)
+		c = (unsigned int)rd(&t, RSH_TM_TILE_TO_HOST_STS);
+	assert_true(c > RSH_TM_FIFO_SIZE - 16 && c <= RSH_TM_FIFO_SIZE - 1);
+	assert_true(hwait(&t, pred_icmp_replies, &three, 3000));
+	assert_true(pred_console_has(&t, "reserve-ok\r"));
+	assert_int_equal(t.m[t.n - 1].len, 952); /* console went before it */
+	tcheck_headers(&t);
+	tclose(&t);
+}
+
+/* corrupt@2 and oversize@3: garbage header with the true length, then a
+ * 1600-byte frame; the stream stays decodable and ARP still works. */
+static void
+test_tx_faults(void **state)
+{
+	const char *in = "echo after-fault\n";
+	struct rsh_sim_arm_stats st;
+	unsigned int one = 1;
+	uint8_t f[60];
+	struct tarm t;
+
+	(void)state;
+	if (t_netns)
+		skip(); /* message numbers depend on the shell's output */
+	topen(&t, "sim:bf3,booted=1,corrupt@2,oversize@3");
+	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	assert_true(hwait(&t, pred_console_has, "rshim-pmd emulated", 2000));
+	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
+	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	assert_true(t.n >= 4);
+	assert_int_equal(t.m[1].type, 0x5A);
+	assert_true(t.m[1].len > 0);
+	assert_false(rsh_tmf_hdr_csum_ok(t.m[1].hdr));
+	assert_int_equal(t.m[2].type, RSH_TMF_TYPE_NET);
+	assert_int_equal(t.m[2].len, 1600);
+	st = astats(&t);
+	assert_int_equal(st.fault_corrupt, 1);
+	assert_int_equal(st.fault_oversize, 1);
+	assert_false(t.in_msg);
+	tclose(&t);
+}
+
+/* armstall=60ms@1: after the first message HOST_TO_TILE is left alone. */
+static void
+test_arm_stall(void **state)
+{
+	const char *in = "echo x\n";
+	uint64_t t0, end;
+	unsigned int one = 1;
+	uint8_t f[60];
+	struct tarm t;
+
+	(void)state;
+	topen(&t, "sim:bf3,booted=1,armstall=60ms@1");
+	hpoll(&t);
+	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	hpoll(&t);
+	t0 = rte_get_timer_cycles();
+	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
+	end = t0 + rte_get_timer_hz() * 40 / 1000;
+	while (rte_get_timer_cycles() < end) {
+		assert_int_equal(rd(&t, RSH_TM_HOST_TO_TILE_STS), 9);
+		assert_int_equal(rd(&t, RSH_TM_TILE_TO_HOST_STS), 0);
+	}
+	assert_int_equal(astats(&t).fault_stalls, 1);
+	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	assert_true((rte_get_timer_cycles() - t0) * 1000 / rte_get_timer_hz() >= 50);
+	assert_int_equal(astats(&t).rx_net_frames, 1);
+	tclose(&t);
+}
+
+/* CTRL_REQ is answered with MAC_1, MAC_2, VLAN_ID, PXE_ID (UEFI-style);
+ * a MAC set by the host is reported back; ctrl=ignore only counts. */
+static void
+test_ctrl(void **state)
+{
+	static const uint8_t mac2[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	uint64_t w[3];
+	unsigned int i, k = 0;
+	struct tarm t;
+
+	(void)state;
+	if (t_netns)
+		skip(); /* the same with any peer; shell output would interleave */
+	topen(&t, "sim:bf3,booted=1");
+	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+	hsend(&t, w, 1);
+	usleep(1000);
+	hpoll(&t);
+	hpoll(&t);
+	for (i = 0; i < t.n; i++)
+		if (t.m[i].len == 0) {
+			assert_true(rsh_tmf_hdr_csum_ok(t.m[i].hdr));
+			k++;
+		}
+	assert_int_equal(k, 4);
+	assert_int_equal(t.m[t.n - 1].type, RSH_TMF_TYPE_PXE_ID);
+	w[0] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac2);
+	w[1] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac2);
+	w[2] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+	hsend(&t, w, 3);
+	hpoll(&t);
+	hpoll(&t);
+	assert_int_equal(t.m[t.n - 4].hdr, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac2));
+	assert_int_equal(t.m[t.n - 3].hdr, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac2));
+	assert_int_equal(astats(&t).rx_ctrl_msgs, 4);
+	assert_int_equal(astats(&t).tx_ctrl_msgs, 8);
+	assert_int_equal(astats(&t).rx_sync_words, 0);
+	tclose(&t);
+	topen(&t, "sim:bf3,booted=1,ctrl=ignore");
+	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+	hsend(&t, w, 1);
+	hpoll(&t);
+	hpoll(&t);
+	assert_int_equal(astats(&t).rx_ctrl_msgs, 1);
+	assert_int_equal(astats(&t).tx_ctrl_msgs, 0);
+	tclose(&t);
+}
+
+/* Reset key from the host (BF3 layout via the table). */
+static void
+treset(struct tarm *t, uint64_t bootctl)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
+
+	t->be->ops->write64(t->be, t->map.off[RSH_BOOT_CONTROL], bootctl);
+	t->be->ops->write64(t->be, t->map.off[RSH_RESET_CONTROL],
+			    RSH_RESET_CONTROL__KEY);
+	while (rsh_reg_val_is_bad(rd(t, RSH_FABRIC_DIM)))
+		assert_true(rte_get_timer_cycles() < end);
+}
+
+/* Boot coupling: down until a boot stream completes; a reset takes the
+ * link down; booted=1 comes back after an eMMC reset. */
+static void
+test_boot_coupling(void **state)
+{
+	static uint8_t d0[1001], bfb[4096];
+	struct rsh_bfb_wimage im = { .id = 1, .data = d0, .len = sizeof(d0) };
+	uint64_t w[RSH_TM_FIFO_SIZE];
+	size_t len = rsh_bfb_size(&im, 1);
+	struct tarm t;
+
+	(void)state;
+	assert_true(len <= sizeof(bfb));
+	assert_int_equal(rsh_bfb_write(&im, 1, bfb, len), (long)len);
+	topen(&t, "sim:bf3,resetwin=1ms");
+	w[0] = RSH_TMF_SYNC_WORD;
+	hsend(&t, w, 1);
+	assert_int_equal(rd(&t, RSH_TM_HOST_TO_TILE_STS), 1); /* not read */
+	assert_int_equal(hpoll(&t), 0);
+	assert_int_equal(astats(&t).up, 0);
+	treset(&t, RSH_BOOT_CONTROL_NONE);
+	memcpy(w, bfb, RTE_ALIGN_CEIL(len, 8));
+	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w,
+			      (unsigned int)(RTE_ALIGN_CEIL(len, 8) / 8));
+	rd(&t, RSH_BOOT_FIFO_COUNT);
+	assert_true(hwait(&t, pred_console_has, "emulated BlueField-3", 2000));
+	assert_int_equal(astats(&t).up, 1);
+	treset(&t, RSH_BOOT_CONTROL_NONE); /* waits for a stream again */
+	assert_int_equal(astats(&t).up, 0);
+	hpoll(&t);
+	assert_int_equal(astats(&t).starts, 1);
+	tclose(&t);
+	topen(&t, "sim:bf1,booted=1,resetwin=1ms");
+	hpoll(&t);
+	treset(&t, RSH_BOOT_CONTROL_EMMC);
+	hpoll(&t);
+	assert_int_equal(astats(&t).starts, 2);
+	assert_int_equal(astats(&t).up, 1);
+	tclose(&t);
+}
+
+/* New options: one-line errors naming the option; stats of a non-sim. */
+static void
+test_args(void **state)
+{
+	static const char *bad[] = {
+		"sim:bf3,booted=2", "sim:bf3,peer=x", "sim:bf3,ctrl=maybe",
+		"sim:bf3,armpoll=5", "sim:bf3,corrupt@0", "sim:bf3,oversize=3",
+		"sim:bf3,armstall=1s", "sim:bf3,armstall=1s@0",
+	};
+	const struct rsh_backend_driver *drv = rsh_backend_find("sim");
+	struct rsh_backend fake = { 0 };
+	struct rsh_sim_arm_stats st;
+	struct rsh_backend *be;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		assert_int_equal(drv->probe(bad[i], NULL, &be), -EINVAL);
+		assert_non_null(strstr(rsh_last_error(), bad[i]));
+	}
+	assert_int_equal(drv->probe("sim:bf3,bogus=1", NULL, &be), -EINVAL);
+	assert_non_null(strstr(rsh_last_error(), "armstall=<dur>@N)"));
+	assert_int_equal(rsh_sim_arm_stats_get(&fake, &st), -EINVAL);
+	assert_int_equal(rsh_sim_arm_stats_get(NULL, &st), -EINVAL);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_console),
+		cmocka_unit_test(test_net_arp),
+		cmocka_unit_test(test_sync_and_split),
+		cmocka_unit_test(test_oversize_rx),
+		cmocka_unit_test(test_tx_reserve),
+		cmocka_unit_test(test_tx_faults),
+		cmocka_unit_test(test_arm_stall),
+		cmocka_unit_test(test_ctrl),
+		cmocka_unit_test(test_boot_coupling),
+		cmocka_unit_test(test_args),
+	};
+
+	t_netns = argc > 1 && strcmp(argv[1], "--netns") == 0;
+	if (t_netns && geteuid() != 0) {
+		printf("skipped: namespace tests need root\n");
+		return 77;
+	}
+	if (rsh_test_eal_init(argv[0]) < 0) {
+		printf("skipped: EAL init failed\n");
+		return 77;
+	}
+	rte_log_set_level_pattern("pmd.rshim.sim", RTE_LOG_WARNING);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
