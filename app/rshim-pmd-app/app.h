@@ -68,6 +68,7 @@ struct rsh_app_tap {
 
 /* Host end of the network channel as a DPDK ethdev (net.c). */
 struct rsh_app_ethdev {
+	struct rsh_dev *dev;       /* woken after each transmit burst */
 	uint16_t port;
 	bool open;
 	uint32_t ip;               /* network order: the address we answer */

@@ -39,6 +39,8 @@
 #define RSH_APP_ALERT_NS 5000000ull
 #define RSH_APP_ALERT_SLEEP_NS 50000ull
 #define RSH_APP_BUSY_SLEEP_NS 20000ull
+/* Longest idle sleep of the channel loop: the reference idle tick, §4.9. */
+#define RSH_APP_IDLE_TICK_NS 10000000ull
 
 /* The saved terminal, for the atexit restore. */
 static struct termios rsh_app_saved_tio;
@@ -233,7 +235,8 @@ struct rsh_app_chan {
 /*
  * Longest sleep of the idle loop. Input from stdin and the TAP wakes it at
  * once; only data from the DPU waits for the timeout, so an idle loop may
- * sleep 10 x --max-sleep (10 ms, the reference daemon's idle tick, §4.9).
+ * sleep 10 x --max-sleep, at most 10 ms (the reference daemon's idle
+ * tick, §4.9).
  * With --busy-poll the poll lcore spins; this loop stays at short sleeps
  * instead of spinning too, so the kernel (TAP, TCP) keeps a core on a
  * two-core machine.
@@ -243,7 +246,7 @@ rsh_app_chan_ceiling(const struct rsh_app *app)
 {
 	if (app->poll.busy_poll)
 		return RSH_APP_BUSY_SLEEP_NS;
-	return app->poll.max_sleep_us * 10000ull;
+	return RTE_MIN(app->poll.max_sleep_us * 10000ull, RSH_APP_IDLE_TICK_NS);
 }
 
 /* Sleep in ppoll until an fd is ready or the adaptive timeout ends. */

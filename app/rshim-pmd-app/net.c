@@ -286,6 +286,7 @@ rsh_app_ethdev_open(struct rsh_app_ethdev *e, struct rsh_dev *dev,
 	int port;
 
 	memset(e, 0, sizeof(*e));
+	e->dev = dev;
 	if (rsh_app_parse_cidr(cidr ? cidr : RSH_APP_DEFAULT_IP, &e->ip, &prefix) < 0 ||
 	    rsh_tmfifo_rings(dev, RSH_TMFIFO_NET, &rx, &tx) < 0) {
 		rsh_app_err("ethdev: network channel not open");
@@ -386,6 +387,9 @@ rsh_app_ethdev_step(struct rsh_app_ethdev *e)
 		}
 	}
 	s = k ? rte_eth_tx_burst(e->port, 0, out, k) : 0;
+	/* The ring port bypasses rsh_tmfifo_net_tx_burst: wake the poll lcore. */
+	if (s > 0)
+		rsh_dev_notify(e->dev);
 	for (i = s; i < k; i++)
 		rte_pktmbuf_free(out[i]);
 	e->rx += n;

@@ -119,7 +119,13 @@ struct rsh_poll_opts {
 	uint32_t max_sleep_us;   /**< back-off ceiling */
 };
 
-/** Fill defaults: spin 200 us, ceiling 1000 us, no busy poll. */
+/*
+ * Default back-off ceiling of an idle poll loop. Data a user queues wakes
+ * the loop at once; data from the device waits at most this long.
+ */
+#define RSH_POLL_MAX_SLEEP_US_DEFAULT 4000u
+
+/** Fill defaults: spin 200 us, ceiling 4000 us, no busy poll. */
 void rsh_poll_opts_default(struct rsh_poll_opts *o);
 
 /**
@@ -139,6 +145,14 @@ void rsh_poller_stop(struct rsh_poller *p);
 
 /** Stop (if running) and free. Devices stay open. */
 void rsh_poller_destroy(struct rsh_poller *p);
+
+/**
+ * Tell the device's poll loop that data was queued for it outside the
+ * rsh_tmfifo_* calls (e.g. rte_eth_tx_burst on an ethdev built from the
+ * channel rings), so an idle loop wakes now instead of at its next
+ * back-off step. Cheap when the loop is awake; any thread.
+ */
+void rsh_dev_notify(struct rsh_dev *dev);
 
 /** Run one poll-loop pass on the calling thread (tests). @return work done. */
 unsigned int rsh_poller_run_once(struct rsh_poller *p);

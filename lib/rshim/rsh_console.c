@@ -43,6 +43,8 @@ rsh_tmfifo_console_write(struct rsh_dev *dev, const void *buf, size_t len)
 		}
 		done += n;
 	}
+	if (done > 0)
+		rsh_dev_kick(dev);
 	return done;
 }
 

@@ -97,6 +97,19 @@ rsh_hk_blocked(const struct rsh_dev *dev, uint64_t now)
 	return now < dev->hk.blocked_until;
 }
 
+/* Wake the poll loop of a device (a user queued data for it). */
+void rsh_poller_kick(struct rsh_poller *p);
+
+/* Kick the device's poller, if it has one (user side, after an enqueue). */
+static inline void
+rsh_dev_kick(struct rsh_dev *dev)
+{
+	struct rsh_poller *p = dev->poller;
+
+	if (p != NULL)
+		rsh_poller_kick(p);
+}
+
 /* On close: clear SCRATCHPAD6 bit 63, the host is gone (§2.8, §6.7). */
 void rsh_hk_detach(struct rsh_dev *dev);
 

@@ -24,10 +24,15 @@ rsh_tmfifo_net_tx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rsh_tmfifo *t = dev->tmfifo;
 
+	uint16_t k;
+
 	if (t == NULL || t->ch[RSH_TMFIFO_NET].tx == NULL)
 		return 0;
-	return (uint16_t)rte_ring_enqueue_burst(t->ch[RSH_TMFIFO_NET].tx,
-						(void **)pkts, n, NULL);
+	k = (uint16_t)rte_ring_enqueue_burst(t->ch[RSH_TMFIFO_NET].tx,
+					     (void **)pkts, n, NULL);
+	if (k > 0)
+		rsh_dev_kick(dev);
+	return k;
 }
 
 /* Take frames, see rsh_tmfifo_api.h. */
@@ -72,6 +77,7 @@ rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
 	if (rte_ring_enqueue_bulk_elem(dev->tmfifo->ctrl, w, sizeof(*w), n,
 				       NULL) != n)
 		return -EAGAIN;
+	rsh_dev_kick(dev);
 	return 0;
 }
 

@@ -9,8 +9,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -51,6 +54,9 @@ struct rsh_poller {
 	uint64_t idle_since;
 	uint64_t backoff_ns;
 	uint64_t oversleep_ns; /* EWMA of how late nanosleep returns */
+	/* 1 while the loop dozes in an idle back-off (futex word): the loop
+	 * sets it, a user that queued data clears it and wakes the loop. */
+	uint32_t dozing;
 };
 
 /* Defaults of the poll policy. */
@@ -59,7 +65,7 @@ rsh_poll_opts_default(struct rsh_poll_opts *o)
 {
 	o->busy_poll = false;
 	o->idle_spin_us = 200;
-	o->max_sleep_us = 1000;
+	o->max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
 }
 
 /* Create a poller. */
@@ -75,7 +81,7 @@ rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
 	else
 		rsh_poll_opts_default(&p->opts);
 	if (p->opts.max_sleep_us == 0)
-		p->opts.max_sleep_us = 1000;
+		p->opts.max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
 	p->lcore = RTE_MAX_LCORE;
 	p->oversleep_ns = RSH_POLL_OVERSLEEP_INIT_NS;
 	*out = p;
@@ -161,17 +167,39 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 }
 
 /*
+ * Idle back-off sleep that a user can cut short (rsh_poller_kick). The
+ * flag is set, then one more pass looks for work: either that pass sees
+ * what a user queued, or the user sees the flag and wakes us (both sides
+ * use sequentially consistent operations, pairing with rsh_poller_kick).
+ */
+static void
+rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ull,
+		.tv_nsec = ns % 1000000000ull,
+	};
+	uint64_t hint = UINT64_MAX;
+
+	__atomic_store_n(&p->dozing, 1, __ATOMIC_SEQ_CST);
+	if (rsh_poller_pass(p, &hint) == 0 && hint == UINT64_MAX)
+		syscall(SYS_futex, &p->dozing, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+	else
+		p->backoff_ns = 0;
+	__atomic_store_n(&p->dozing, 0, __ATOMIC_RELAXED);
+}
+
+/*
  * Decide how to wait after an idle pass: a device hint (e.g. the boot
  * FIFO drains at a known rate) is honoured at once; without a hint the loop
- * spins for idle_spin_us, then sleeps with a doubling step up to the
- * ceiling.
+ * spins for idle_spin_us, then dozes with a doubling step up to the
+ * ceiling, woken early when a user queues data.
  */
 static void
 rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 {
 	uint64_t now = rte_get_timer_cycles();
 	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
-	uint64_t ns;
 
 	if (p->idle_since == 0)
 		p->idle_since = now;
@@ -187,8 +215,18 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 	}
 	p->backoff_ns = p->backoff_ns == 0 ? RSH_POLL_BACKOFF_START_NS :
 					     p->backoff_ns * 2;
-	ns = p->backoff_ns = RTE_MIN(p->backoff_ns, ceiling);
-	rsh_poller_nap(p, ns);
+	p->backoff_ns = RTE_MIN(p->backoff_ns, ceiling);
+	rsh_poller_doze(p, p->backoff_ns);
+}
+
+/* Wake a dozing loop: a user queued data (any thread, cheap when awake). */
+void
+rsh_poller_kick(struct rsh_poller *p)
+{
+	/* Pairs with the seq_cst store in rsh_poller_doze(). */
+	if (__atomic_load_n(&p->dozing, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&p->dozing, 0, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &p->dozing, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* The loop, on a worker lcore or a control thread. */
@@ -282,6 +320,13 @@ rsh_poller_stop(struct rsh_poller *p)
 	p->started = false;
 	p->on_ctrl_thread = false;
 	__atomic_store_n(&p->thread_set, 0, __ATOMIC_RELEASE);
+}
+
+/* Public form of rsh_dev_kick for users of the raw channel rings. */
+void
+rsh_dev_notify(struct rsh_dev *dev)
+{
+	rsh_dev_kick(dev);
 }
 
 /* Stop, detach devices, free. */
