@@ -336,6 +336,8 @@ rsh_boot_flush(struct rsh_boot *b)
 	__atomic_fetch_add(&b->bytes_queued, c->len, __ATOMIC_RELAXED);
 	/* The ring holds more slots than the pool has chunks: never full. */
 	rte_ring_enqueue(b->to_poll, c);
+	/* A poll loop that ran out of chunks may be dozing: wake it. */
+	rsh_dev_kick(b->dev);
 	if (b->opts.policy == RSH_BOOT_POLICY_REFERENCE)
 		return rsh_boot_wait_drained(b);
 	return 0;
