@@ -201,93 +201,133 @@ rsh_app_parse_seconds(const char *s, double *sec)
 	return 0;
 }
 
-/* Apply one option; returns -1 to exit with *code. */
-static int
-rsh_app_opt(struct rsh_app *app, int c, const char *arg, int *code)
+/* Name of the long option whose value is c (for error lines). */
+static const char *
+rsh_app_opt_name(int c)
 {
-	uint64_t v;
-	double d;
+	for (const struct option *o = rsh_app_opts; o->name != NULL; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
 
+/* Options that take no value; false when c is not one of them. */
+static bool
+rsh_app_opt_flag(struct rsh_app *app, int c)
+{
 	switch (c) {
 	case OPT_LIST: app->list = true; break;
 	case OPT_SIM: app->list_sim = true; break;
-	case OPT_DEVICE: app->device = arg; app->device_given = true; break;
-	case OPT_PUSH_BOOT: app->push_file = arg; break;
 	case OPT_FORCE: app->force = true; break;
 	case OPT_SKIP_RESET: app->boot.skip_reset = true; break;
 	case OPT_NO_LOG: app->no_log = true; break;
 	case OPT_BUSY_POLL: app->poll.busy_poll = true; break;
-	case OPT_BENCH: app->bench = arg; break;
-	case OPT_SYSFS_ROOT: app->open.sysfs_root = arg; break;
 	case OPT_FORCE_ID: app->open.force_id = true; break;
 	case OPT_PROGRESS: app->progress = 1; break;
 	case OPT_NO_PROGRESS: app->progress = 0; break;
 	case OPT_QUIET: app->quiet = true; break;
 	case OPT_CONSOLE: app->console = true; break;
+	default: return false;
+	}
+	return true;
+}
+
+/* Options that take a string as it is; false when c is not one of them. */
+static bool
+rsh_app_opt_string(struct rsh_app *app, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_DEVICE: app->device = arg; app->device_given = true; break;
+	case OPT_PUSH_BOOT: app->push_file = arg; break;
+	case OPT_BENCH: app->bench = arg; break;
+	case OPT_SYSFS_ROOT: app->open.sysfs_root = arg; break;
 	case OPT_IP: app->ip = arg; break;
+	default: return false;
+	}
+	return true;
+}
+
+/* Options whose value is checked: 0, -EINVAL bad value, -ENOENT unknown. */
+static int
+rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
+{
+	uint64_t v = 0;
+	double d = 0;
+	int rc = 0;
+
+	switch (c) {
 	case OPT_NET:
-		if (strcmp(arg, "tap") && strcmp(arg, "ethdev")) {
-			rsh_app_err("unknown --net mode '%s' (valid: tap, ethdev)", arg);
-			*code = RSH_EXIT_USAGE;
-			return -1;
-		}
+		rc = strcmp(arg, "tap") && strcmp(arg, "ethdev") ? -EINVAL : 0;
 		app->net = arg;
 		break;
 	case OPT_NET_INDEX:
-		if (rsh_app_parse_size(arg, &v) < 0 || v > 99)
-			goto bad;
+		rc = rsh_app_parse_size(arg, &v) < 0 || v > 99 ? -EINVAL : 0;
 		app->tap_index = (unsigned int)v;
 		break;
 	case OPT_LINGER:
-		if (rsh_app_parse_seconds(arg, &app->linger_s) < 0)
-			goto bad;
+		rc = rsh_app_parse_seconds(arg, &app->linger_s);
 		break;
 	case OPT_MAPPING:
-		if (strcmp(arg, "vfio") && strcmp(arg, "uio") && strcmp(arg, "direct"))
-			goto bad;
+		rc = strcmp(arg, "vfio") && strcmp(arg, "uio") && strcmp(arg, "direct") ?
+		     -EINVAL : 0;
 		app->open.mapping = arg;
 		break;
 	case OPT_TIMEOUT:
-		if (rsh_app_parse_seconds(arg, &d) < 0 || d <= 0)
-			goto bad;
+		rc = rsh_app_parse_seconds(arg, &d) < 0 || d <= 0 ? -EINVAL : 0;
 		app->boot.stall_timeout_ms = (uint64_t)(d * 1000);
 		break;
 	case OPT_RESET_DELAY:
-		if (rsh_app_parse_ms(arg, &v) < 0)
-			goto bad;
+		rc = rsh_app_parse_ms(arg, &v);
 		app->boot.reset_delay_ms = v;
 		break;
 	case OPT_LOG_WAIT:
-		if (rsh_app_parse_seconds(arg, &app->log_wait_s) < 0)
-			goto bad;
+		rc = rsh_app_parse_seconds(arg, &app->log_wait_s);
 		break;
 	case OPT_MAX_SLEEP:
-		if (rsh_app_parse_size(arg, &v) < 0 || v == 0 || v > 1000000)
-			goto bad;
+		rc = rsh_app_parse_size(arg, &v) < 0 || v == 0 || v > 1000000 ? -EINVAL : 0;
 		app->poll.max_sleep_us = v;
 		break;
 	case OPT_BENCH_SIZE:
-		if (rsh_app_parse_size(arg, &app->bench_max_bytes) < 0 ||
-		    app->bench_max_bytes < 1024 * 1024)
-			goto bad;
+		rc = rsh_app_parse_size(arg, &app->bench_max_bytes) < 0 ||
+		     app->bench_max_bytes < 1024 * 1024 ? -EINVAL : 0;
 		break;
 	case OPT_BENCH_TIME:
-		if (rsh_app_parse_seconds(arg, &app->bench_seconds) < 0 ||
-		    app->bench_seconds <= 0)
-			goto bad;
+		rc = rsh_app_parse_seconds(arg, &app->bench_seconds) < 0 ||
+		     app->bench_seconds <= 0 ? -EINVAL : 0;
 		break;
-	case OPT_HELP: rsh_app_usage(stdout, app->prog); *code = 0; return -1;
-	case OPT_VERSION: printf("rshim-pmd-app %s\n", RSH_APP_VERSION); *code = 0; return -1;
 	default:
-		rsh_app_err("unknown option; see %s --help", app->prog);
-		*code = RSH_EXIT_USAGE;
+		return -ENOENT;
+	}
+	return rc < 0 ? -EINVAL : 0;
+}
+
+/* Apply one option; returns -1 to exit with *code. */
+static int
+rsh_app_opt(struct rsh_app *app, int c, const char *arg, int *code)
+{
+	int rc;
+
+	if (c == OPT_HELP || c == OPT_VERSION) {
+		if (c == OPT_HELP)
+			rsh_app_usage(stdout, app->prog);
+		else
+			printf("rshim-pmd-app %s\n", RSH_APP_VERSION);
+		*code = 0;
 		return -1;
 	}
-	return 0;
-bad:
-	rsh_app_err("bad value '%s' for --%s; see %s --help", arg,
-		    rsh_app_opts[c - OPT_LIST].name, app->prog);
+	if (rsh_app_opt_flag(app, c) || rsh_app_opt_string(app, c, arg))
+		return 0;
+	rc = rsh_app_opt_value(app, c, arg);
+	if (rc == 0)
+		return 0;
 	*code = RSH_EXIT_USAGE;
+	if (rc == -ENOENT)
+		rsh_app_err("unknown option; see %s --help", app->prog);
+	else if (c == OPT_NET)
+		rsh_app_err("unknown --net mode '%s' (valid: tap, ethdev)", arg);
+	else
+		rsh_app_err("bad value '%s' for --%s; see %s --help", arg,
+			    rsh_app_opt_name(c), app->prog);
 	return -1;
 }
 
