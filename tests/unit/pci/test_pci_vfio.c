@@ -302,8 +302,17 @@ test_vfio_success(void **state)
 	assert_int_equal(pread(fd, &v, 2, RSH_T_CFG_OFF + 4), 2);
 	assert_int_equal(v & 0x6, 0x6); /* MEMORY|MASTER */
 	close(fd);
-	be->ops->close(be);
+	/* INTx: nothing pending, then one eventfd event, re-armed (unmask). */
+	assert_int_equal(be->ops->irq_poll(be), 0);
+	v = 1;
+	assert_int_equal(write(((struct rsh_pci_dev *)be)->irq_fd, &v, 8), 8);
+	assert_int_equal(be->ops->irq_poll(be), 1);
 	assert_int_equal(t->irq_sets, 3);
+	assert_int_equal(t->irq_last_flags, VFIO_IRQ_SET_DATA_NONE |
+			 VFIO_IRQ_SET_ACTION_UNMASK);
+	assert_int_equal(be->ops->irq_poll(be), 0);
+	be->ops->close(be);
+	assert_int_equal(t->irq_sets, 4);
 	assert_int_equal(t->irq_last_count, 0); /* §2.5 step 8: disable */
 	assert_int_equal(t->irq_last_flags, VFIO_IRQ_SET_DATA_NONE |
 			 VFIO_IRQ_SET_ACTION_TRIGGER);
