@@ -7,6 +7,8 @@
 #ifndef RSH_TEST_EAL_H
 #define RSH_TEST_EAL_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,26 @@ rsh_test_eal_init(const char *prog)
 	if (rc >= 0)
 		rte_openlog_stream(stderr);
 	return rc;
+}
+
+/*
+ * cmocka group setup: EAL once for the whole group, argv[0] the test
+ * executable's own name (program_invocation_short_name, _GNU_SOURCE).
+ */
+static inline int
+rsh_test_eal_setup(void **state)
+{
+	(void)state;
+	return rsh_test_eal_init(program_invocation_short_name) < 0 ? -1 : 0;
+}
+
+/* cmocka group teardown matching rsh_test_eal_setup(). */
+static inline int
+rsh_test_eal_teardown(void **state)
+{
+	(void)state;
+	rte_eal_cleanup();
+	return 0;
 }
 
 #endif /* RSH_TEST_EAL_H */

@@ -437,22 +437,6 @@ test_corrupt_stream_logged(void **state)
 	free(s.buf);
 }
 
-/* EAL once for the whole group. */
-static int
-rsh_t_setup(void **state)
-{
-	(void)state;
-	return rsh_test_eal_init("test_boot_e2e") < 0 ? -1 : 0;
-}
-
-static int
-rsh_t_teardown(void **state)
-{
-	(void)state;
-	rte_eal_cleanup();
-	return 0;
-}
-
 int
 main(void)
 {
@@ -470,5 +454,6 @@ main(void)
 		cmocka_unit_test_teardown(test_corrupt_stream_logged, rsh_t_test_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, rsh_t_setup, rsh_t_teardown);
+	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
+				      rsh_test_eal_teardown);
 }

@@ -230,21 +230,6 @@ test_handshake_polled(void **state)
 	free(m);
 }
 
-static int
-rsh_t_setup(void **state)
-{
-	(void)state;
-	return rsh_test_eal_init("test_hk") < 0 ? -1 : 0;
-}
-
-static int
-rsh_t_teardown(void **state)
-{
-	(void)state;
-	rte_eal_cleanup();
-	return 0;
-}
-
 int
 main(void)
 {
@@ -253,5 +238,6 @@ main(void)
 		cmocka_unit_test(test_handshake_polled),
 	};
 
-	return cmocka_run_group_tests(tests, rsh_t_setup, rsh_t_teardown);
+	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
+				      rsh_test_eal_teardown);
 }
