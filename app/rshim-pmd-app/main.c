@@ -102,7 +102,8 @@ rsh_app_usage(FILE *f, const char *prog)
 "                         BlueField: sim:bf3[,drain=200M,stall=2s@64M,gone@1M,...]\n"
 "                         (default: the single rshim function found, else sim:bf3)\n"
 "  --sysfs-root DIR       DIR stands for /sys (tests, containers)\n"
-"  --mapping vfio|uio|direct  force a BAR0 mapping (default: VFIO, then UIO, then direct)\n"
+"  --mapping vfio|uio|direct  force a BAR0 mapping (default: the bound driver\n"
+"                         decides: vfio-pci VFIO, uio_pci_generic UIO, none direct)\n"
 "  --force-id             accept a PCI function whose IDs are not an rshim function\n"
 "\n"
 "Boot push:\n"
@@ -136,7 +137,8 @@ rsh_app_usage(FILE *f, const char *prog)
 "\n"
 "EAL: with no EAL options the app uses --in-memory --iova-mode=va, two lcores\n"
 "when there are two, hugepages when reserved (else --no-huge, with a notice),\n"
-"and no PCI bus scan for emulated devices. Give your own before \"--\".\n"
+"and no PCI bus scan (VFIO is driven through rte_vfio_* directly). Give your\n"
+"own before \"--\".\n"
 "RSHIM_PMD_NO_HUGE=1 forces --no-huge.\n"
 "\n"
 "Exit codes: 0 ok; 1 the operation failed on the device; 2 bad command line;\n"
@@ -150,7 +152,7 @@ rsh_app_usage(FILE *f, const char *prog)
 "  %s --list --sim\n"
 "  %s --bench boot\n"
 "  %s --device sim:bf3 --push-boot demo.bfb --console --net tap --ip 192.168.100.1/24\n"
-"  echo uname -a | %s --device sim:bf2 --console\n",
+"  echo uname -a | %s --device sim:bf2,booted=1 --console\n",
 		prog, prog, prog, prog, prog, prog, prog);
 }
 
