@@ -28,16 +28,13 @@
 #include "rsh_sim.h"
 #include "rsh_sim_peer.h"
 #include "rsh_test_eal.h"
+#include "rsh_test_frames.h"
 #include "rsh_tmfifo_proto.h"
 
-#define T_MAX_MSGS 512
-#define T_PEER_NS 90 /* namespace index of the --netns run */
+#define RSH_T_MAX_MSGS 512
+#define RSH_T_PEER_NS 90 /* namespace index of the --netns run */
 
-static const uint8_t t_host_mac[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
-static const uint8_t t_peer_mac[6] = RSH_SIM_PEER_MAC;
-static const uint8_t t_host_ip[4] = { 192, 168, 100, 1 };
-static const uint8_t t_peer_ip[4] = { 192, 168, 100, 2 };
-static bool t_netns;
+static bool rsh_t_netns;
 
 /* One decoded TILE_TO_HOST message. */
 struct tmsg {
@@ -48,7 +45,7 @@ struct tmsg {
 };
 
 /* An open device and the host side's decoder of its TILE_TO_HOST stream. */
-struct tarm {
+struct rsh_t_arm {
 	struct rsh_backend *be;
 	struct rsh_regmap map;
 	struct tmsg *m;        /* decoded messages */
@@ -61,7 +58,7 @@ struct tarm {
 };
 
 static void
-topen(struct tarm *t, const char *devstr)
+rsh_t_open(struct rsh_t_arm *t, const char *devstr)
 {
 	const struct rsh_backend_driver *drv = rsh_backend_find("sim");
 	char s[256];
@@ -69,29 +66,29 @@ topen(struct tarm *t, const char *devstr)
 	memset(t, 0, sizeof(*t));
 	t->pad_ok = true;
 	snprintf(s, sizeof(s), "%s%s", devstr,
-		 t_netns ? ",peer=90" : ",peer=none");
+		 rsh_t_netns ? ",peer=90" : ",peer=none");
 	assert_non_null(drv);
 	assert_int_equal(drv->probe(s, NULL, &t->be), 0);
 	assert_int_equal(rsh_regmap_init(&t->map, t->be->gen), 0);
-	t->m = calloc(T_MAX_MSGS, sizeof(*t->m));
+	t->m = calloc(RSH_T_MAX_MSGS, sizeof(*t->m));
 	assert_non_null(t->m);
 }
 
 static void
-tclose(struct tarm *t)
+rsh_t_close(struct rsh_t_arm *t)
 {
 	t->be->ops->close(t->be);
 	free(t->m);
 }
 
 static uint64_t
-rd(struct tarm *t, enum rsh_reg r)
+rsh_t_rd(struct rsh_t_arm *t, enum rsh_reg r)
 {
 	return t->be->ops->read64(t->be, t->map.off[r]);
 }
 
 static struct rsh_sim_arm_stats
-astats(struct tarm *t)
+rsh_t_astats(struct rsh_t_arm *t)
 {
 	struct rsh_sim_arm_stats st;
 
@@ -101,26 +98,26 @@ astats(struct tarm *t)
 
 /* Host writes n words to HOST_TO_TILE (caller keeps within 253). */
 static void
-hsend(struct tarm *t, const uint64_t *w, unsigned int n)
+rsh_t_hsend(struct rsh_t_arm *t, const uint64_t *w, unsigned int n)
 {
 	t->be->ops->write_fifo(t->be, t->map.off[RSH_TM_HOST_TO_TILE_DATA], w, n);
 }
 
 /* Host sends one message: header (with checksum) + packed payload. */
 static void
-hsend_msg(struct tarm *t, uint8_t type, const void *p, uint16_t len)
+rsh_t_hsend_msg(struct rsh_t_arm *t, uint8_t type, const void *p, uint16_t len)
 {
 	uint64_t w[RSH_TM_FIFO_SIZE];
 
 	w[0] = rsh_tmf_hdr_encode(type, len, NULL);
 	rsh_tmf_pack(&w[1], p, len);
-	hsend(t, w, rsh_tmf_msg_words(len));
+	rsh_t_hsend(t, w, rsh_tmf_msg_words(len));
 }
 
 /* Decode one TILE_TO_HOST word; unknown types with a length are drained
  * like the host demux does (issue 3 §2). */
 static void
-tdecode(struct tarm *t, uint64_t w)
+rsh_t_decode(struct rsh_t_arm *t, uint64_t w)
 {
 	struct tmsg *c = &t->cur;
 	unsigned int i, k;
@@ -134,7 +131,7 @@ tdecode(struct tarm *t, uint64_t w)
 		t->cur_words = (c->len + 7) / 8;
 		t->cur_got = 0;
 		t->in_msg = c->len > 0;
-		if (!t->in_msg && t->n < T_MAX_MSGS)
+		if (!t->in_msg && t->n < RSH_T_MAX_MSGS)
 			t->m[t->n++] = *c; /* control word */
 		return;
 	}
@@ -147,36 +144,36 @@ tdecode(struct tarm *t, uint64_t w)
 	}
 	if (++t->cur_got == t->cur_words) {
 		t->in_msg = false;
-		if (t->n < T_MAX_MSGS)
+		if (t->n < RSH_T_MAX_MSGS)
 			t->m[t->n++] = *c;
 	}
 }
 
 /* One host RX pass: read the count, pop that many words, decode. */
 static unsigned int
-hpoll(struct tarm *t)
+rsh_t_hpoll(struct rsh_t_arm *t)
 {
 	uint64_t w[RSH_TM_FIFO_SIZE];
-	unsigned int n = (unsigned int)(rd(t, RSH_TM_TILE_TO_HOST_STS) &
+	unsigned int n = (unsigned int)(rsh_t_rd(t, RSH_TM_TILE_TO_HOST_STS) &
 					RSH_TM_STS__COUNT_MASK);
 	unsigned int i;
 
 	assert_true(n <= RSH_TM_FIFO_SIZE - 1); /* the ARM never fills it */
 	t->be->ops->read_fifo(t->be, t->map.off[RSH_TM_TILE_TO_HOST_DATA], w, n);
 	for (i = 0; i < n; i++)
-		tdecode(t, w[i]);
+		rsh_t_decode(t, w[i]);
 	return n;
 }
 
 /* Poll until pred(t) holds or ms pass; returns pred's last value. */
 static bool
-hwait(struct tarm *t, bool (*pred)(struct tarm *, const void *),
+rsh_t_hwait(struct rsh_t_arm *t, bool (*pred)(struct rsh_t_arm *, const void *),
       const void *arg, unsigned int ms)
 {
 	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
 
 	do {
-		hpoll(t);
+		rsh_t_hpoll(t);
 		if (pred(t, arg))
 			return true;
 		usleep(50);
@@ -186,7 +183,7 @@ hwait(struct tarm *t, bool (*pred)(struct tarm *, const void *),
 
 /* All console output received so far, as one string. */
 static size_t
-tconsole(struct tarm *t, char *out, size_t cap)
+rsh_t_console(struct rsh_t_arm *t, char *out, size_t cap)
 {
 	size_t o = 0;
 	unsigned int i;
@@ -204,22 +201,22 @@ tconsole(struct tarm *t, char *out, size_t cap)
 }
 
 static bool
-pred_console_has(struct tarm *t, const void *arg)
+rsh_t_pred_console_has(struct rsh_t_arm *t, const void *arg)
 {
 	static char s[65536];
 
-	tconsole(t, s, sizeof(s));
+	rsh_t_console(t, s, sizeof(s));
 	return strstr(s, arg) != NULL;
 }
 
 /* arg appears in the console output other than right after "echo "
  * (the terminal's echo of the typed command line). */
 static bool
-pred_console_answer(struct tarm *t, const void *arg)
+rsh_t_pred_console_answer(struct rsh_t_arm *t, const void *arg)
 {
 	static char s[65536];
 	const char *p = s;
-	size_t n = tconsole(t, s, sizeof(s));
+	size_t n = rsh_t_console(t, s, sizeof(s));
 
 	(void)n;
 	while ((p = strstr(p, arg)) != NULL) {
@@ -230,24 +227,9 @@ pred_console_answer(struct tarm *t, const void *arg)
 	return false;
 }
 
-/* ARP request who-has 192.168.100.2 tell 192.168.100.1 (60 bytes). */
-static size_t
-tarp_req(uint8_t *f)
-{
-	memset(f, 0, 60);
-	memset(f, 0xFF, 6);
-	memcpy(f + 6, t_host_mac, 6);
-	f[12] = 0x08; f[13] = 0x06;
-	f[15] = 1; f[16] = 0x08; f[18] = 6; f[19] = 4; f[21] = 1;
-	memcpy(f + 22, t_host_mac, 6);
-	memcpy(f + 28, t_host_ip, 4);
-	memcpy(f + 38, t_peer_ip, 4);
-	return 60;
-}
-
 /* Number of ARP replies from the DPU to us among the messages. */
 static unsigned int
-tarp_replies(struct tarm *t)
+rsh_t_arp_replies(struct rsh_t_arm *t)
 {
 	unsigned int i, n = 0;
 
@@ -256,23 +238,23 @@ tarp_replies(struct tarm *t)
 
 		if (t->m[i].type == RSH_TMF_TYPE_NET && t->m[i].len >= 42 &&
 		    f[12] == 0x08 && f[13] == 0x06 && f[21] == 2 &&
-		    memcmp(f, t_host_mac, 6) == 0 &&
-		    memcmp(f + 22, t_peer_mac, 6) == 0 &&
-		    memcmp(f + 28, t_peer_ip, 4) == 0)
+		    memcmp(f, rsh_test_host_mac, 6) == 0 &&
+		    memcmp(f + 22, rsh_test_peer_mac, 6) == 0 &&
+		    memcmp(f + 28, rsh_test_peer_ip, 4) == 0)
 			n++;
 	}
 	return n;
 }
 
 static bool
-pred_arp_replies(struct tarm *t, const void *arg)
+rsh_t_pred_arp_replies(struct rsh_t_arm *t, const void *arg)
 {
-	return tarp_replies(t) >= *(const unsigned int *)arg;
+	return rsh_t_arp_replies(t) >= *(const unsigned int *)arg;
 }
 
 /* Every header the ARM sent: known type, bytes 3-6 zero, checksum ok. */
 static void
-tcheck_headers(struct tarm *t)
+rsh_t_check_headers(struct rsh_t_arm *t)
 {
 	unsigned int i;
 
@@ -296,34 +278,34 @@ test_console(void **state)
 {
 	const char *in = "echo marker-4711\n";
 	struct rsh_sim_arm_stats st;
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	topen(&t, "sim:bf3,booted=1");
-	assert_true(hwait(&t, pred_console_has,
+	rsh_t_open(&t, "sim:bf3,booted=1");
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has,
 			  "rshim-pmd emulated BlueField-3 (sim:bf3)", 2000));
-	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
-	if (!hwait(&t, pred_console_answer, "marker-4711\r", 5000)) {
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	if (!rsh_t_hwait(&t, rsh_t_pred_console_answer, "marker-4711\r", 5000)) {
 		static char s[65536];
 
-		tconsole(&t, s, sizeof(s));
+		rsh_t_console(&t, s, sizeof(s));
 		print_error("console so far: '%s'\n", s);
 		fail();
 	}
-	st = astats(&t);
+	st = rsh_t_astats(&t);
 	assert_int_equal(st.up, 1);
 	assert_int_equal(st.starts, 1);
 	assert_int_equal(st.rx_con_bytes, strlen(in));
 	assert_int_equal(st.rx_msgs, 1);
 	assert_true(st.tx_con_msgs >= 2);
-	if (t_netns && st.peer_netns == 0) {
-		tclose(&t);
+	if (rsh_t_netns && st.peer_netns == 0) {
+		rsh_t_close(&t);
 		skip(); /* namespaces not permitted here */
 	}
-	assert_int_equal(st.peer_netns, t_netns);
-	assert_int_equal(st.peer_shell, t_netns);
-	tcheck_headers(&t);
-	tclose(&t);
+	assert_int_equal(st.peer_netns, rsh_t_netns);
+	assert_int_equal(st.peer_shell, rsh_t_netns);
+	rsh_t_check_headers(&t);
+	rsh_t_close(&t);
 }
 
 /* A network frame: an ARP request for 192.168.100.2 is answered. */
@@ -332,17 +314,17 @@ test_net_arp(void **state)
 {
 	unsigned int one = 1;
 	uint8_t f[60];
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	topen(&t, "sim:bf2,booted=1");
-	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
-	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
-	assert_int_equal(astats(&t).rx_net_frames, 1);
-	assert_int_equal(astats(&t).rx_net_bytes, 60);
-	assert_true(astats(&t).tx_net_frames >= 1);
-	tcheck_headers(&t);
-	tclose(&t);
+	rsh_t_open(&t, "sim:bf2,booted=1");
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
+	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
+	assert_int_equal(rsh_t_astats(&t).rx_net_bytes, 60);
+	assert_true(rsh_t_astats(&t).tx_net_frames >= 1);
+	rsh_t_check_headers(&t);
+	rsh_t_close(&t);
 }
 
 /* Zero-length words are skipped; a message split across polls parses. */
@@ -353,31 +335,31 @@ test_sync_and_split(void **state)
 	uint64_t w[16];
 	unsigned int i, one = 1;
 	uint8_t f[60];
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	topen(&t, "sim:bf3,booted=1");
+	rsh_t_open(&t, "sim:bf3,booted=1");
 	for (i = 0; i < 10; i++)
 		w[i] = RSH_TMF_SYNC_WORD;
 	for (; i < 15; i++)
 		w[i] = 0;
 	w[15] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, 0, NULL);
-	hsend(&t, w, 16);
-	hpoll(&t);
+	rsh_t_hsend(&t, w, 16);
+	rsh_t_hpoll(&t);
 	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, (uint16_t)strlen(in), NULL);
 	rsh_tmf_pack(&w[1], in, strlen(in));
-	hsend(&t, w, 2);      /* header + first word ... */
-	hpoll(&t);
-	hsend(&t, w + 2, 4);  /* ... the rest later */
-	tarp_req(f);
-	hsend_msg(&t, RSH_TMF_TYPE_NET, f, 60);
-	assert_true(hwait(&t, pred_console_answer,
+	rsh_t_hsend(&t, w, 2);      /* header + first word ... */
+	rsh_t_hpoll(&t);
+	rsh_t_hsend(&t, w + 2, 4);  /* ... the rest later */
+	rsh_test_arp_req(f);
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, 60);
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_answer,
 			  "split-line-abcdefghijklmnop\r", 5000));
-	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
-	assert_int_equal(astats(&t).rx_sync_words, 16);
-	assert_int_equal(astats(&t).rx_msgs, 2);
-	assert_int_equal(astats(&t).rx_con_bytes, strlen(in));
-	tclose(&t);
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
+	assert_int_equal(rsh_t_astats(&t).rx_sync_words, 16);
+	assert_int_equal(rsh_t_astats(&t).rx_msgs, 2);
+	assert_int_equal(rsh_t_astats(&t).rx_con_bytes, strlen(in));
+	rsh_t_close(&t);
 }
 
 /* An oversize frame (> 1518) is drained and counted; the next parses. */
@@ -387,60 +369,25 @@ test_oversize_rx(void **state)
 	static uint64_t w[RSH_TM_FIFO_SIZE];
 	unsigned int one = 1;
 	uint8_t f[60];
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	topen(&t, "sim:bf3,booted=1");
+	rsh_t_open(&t, "sim:bf3,booted=1");
 	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, 1600, NULL);
 	memset(&w[1], 0x01, 200 * 8); /* would look like headers if parsed */
-	hsend(&t, w, 201);
-	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
-	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
-	assert_int_equal(astats(&t).rx_drop_oversize, 1);
-	assert_int_equal(astats(&t).rx_net_frames, 1);
-	assert_int_equal(astats(&t).rx_msgs, 2);
-	assert_int_equal(rd(&t, RSH_TM_HOST_TO_TILE_STS), 0);
-	tclose(&t);
-}
-
-/* IPv4 ICMP echo request to 192.168.100.2, flen bytes of frame. */
-static size_t
-ticmp_req(uint8_t *f, size_t flen, uint16_t seq)
-{
-	uint8_t *ip = f + 14, *ic = f + 34;
-	size_t tot = flen - 14, i;
-	uint32_t s;
-
-	memset(f, 0, flen);
-	memcpy(f, t_peer_mac, 6);
-	memcpy(f + 6, t_host_mac, 6);
-	f[12] = 0x08;
-	ip[0] = 0x45; ip[2] = (uint8_t)(tot >> 8); ip[3] = (uint8_t)tot;
-	ip[8] = 64; ip[9] = 1;
-	memcpy(ip + 12, t_host_ip, 4);
-	memcpy(ip + 16, t_peer_ip, 4);
-	ic[0] = 8; ic[6] = (uint8_t)(seq >> 8); ic[7] = (uint8_t)seq;
-	for (i = 8; i < tot - 20; i++)
-		ic[i] = (uint8_t)i;
-	for (int k = 0; k < 2; k++) { /* IP header, then ICMP checksum */
-		uint8_t *b = k == 0 ? ip : ic;
-		size_t n = k == 0 ? 20 : tot - 20, j;
-
-		for (s = 0, j = 0; j + 1 < n; j += 2)
-			s += (uint32_t)(b[j] << 8 | b[j + 1]);
-		if (n & 1)
-			s += (uint32_t)b[n - 1] << 8;
-		while (s >> 16)
-			s = (s & 0xFFFF) + (s >> 16);
-		b[k == 0 ? 10 : 2] = (uint8_t)(~s >> 8);
-		b[k == 0 ? 11 : 3] = (uint8_t)~s;
-	}
-	return flen;
+	rsh_t_hsend(&t, w, 201);
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
+	assert_int_equal(rsh_t_astats(&t).rx_drop_oversize, 1);
+	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
+	assert_int_equal(rsh_t_astats(&t).rx_msgs, 2);
+	assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 0);
+	rsh_t_close(&t);
 }
 
 /* Number of ICMP echo replies from the DPU among the messages. */
 static unsigned int
-ticmp_replies(struct tarm *t)
+rsh_t_icmp_replies(struct rsh_t_arm *t)
 {
 	unsigned int i, n = 0;
 
@@ -449,26 +396,26 @@ ticmp_replies(struct tarm *t)
 
 		if (t->m[i].type == RSH_TMF_TYPE_NET && t->m[i].len >= 42 &&
 		    f[12] == 0x08 && f[13] == 0x00 && f[23] == 1 &&
-		    f[34] == 0 && memcmp(f + 26, t_peer_ip, 4) == 0)
+		    f[34] == 0 && memcmp(f + 26, rsh_test_peer_ip, 4) == 0)
 			n++;
 	}
 	return n;
 }
 
 static bool
-pred_icmp_replies(struct tarm *t, const void *arg)
+rsh_t_pred_icmp_replies(struct rsh_t_arm *t, const void *arg)
 {
-	return ticmp_replies(t) >= *(const unsigned int *)arg;
+	return rsh_t_icmp_replies(t) >= *(const unsigned int *)arg;
 }
 
 /* Send one frame and wait until the ARM has taken it from HTT. */
 static void
-hsend_frame_wait(struct tarm *t, const uint8_t *f, size_t len)
+rsh_t_hsend_frame_wait(struct rsh_t_arm *t, const uint8_t *f, size_t len)
 {
 	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 2;
 
-	hsend_msg(t, RSH_TMF_TYPE_NET, f, (uint16_t)len);
-	while (rd(t, RSH_TM_HOST_TO_TILE_STS) != 0)
+	rsh_t_hsend_msg(t, RSH_TMF_TYPE_NET, f, (uint16_t)len);
+	while (rsh_t_rd(t, RSH_TM_HOST_TO_TILE_STS) != 0)
 		assert_true(rte_get_timer_cycles() < end);
 }
 
@@ -482,31 +429,31 @@ test_tx_reserve(void **state)
 	unsigned int i, c = 0, three = 3;
 	static uint8_t f[952];
 	uint64_t end;
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	if (t_netns)
+	if (rsh_t_netns)
 		skip(); /* needs a peer that answers at once, without ARP */
-	topen(&t, "sim:bf3,booted=1");
-	assert_true(hwait(&t, pred_console_has, "no shell", 2000));
+	rsh_t_open(&t, "sim:bf3,booted=1");
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "no shell", 2000));
 	for (i = 0; i < 3; i++)
-		hsend_frame_wait(&t, f, ticmp_req(f, sizeof(f), (uint16_t)i));
+		rsh_t_hsend_frame_wait(&t, f, rsh_test_icmp_req(f, sizeof(f), (uint16_t)i));
 	end = rte_get_timer_cycles() + rte_get_timer_hz() / 20;
 	while (rte_get_timer_cycles() < end) {
-		c = (unsigned int)rd(&t, RSH_TM_TILE_TO_HOST_STS);
+		c = (unsigned int)rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS);
 		assert_true(c <= RSH_TM_FIFO_SIZE - 16);
 	}
 	assert_int_equal(c, RSH_TM_FIFO_SIZE - 16); /* it did fill up */
-	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	end = rte_get_timer_cycles() + rte_get_timer_hz();
 	while (c <= RSH_TM_FIFO_SIZE - 16 && rte_get_timer_cycles() < end)
-		c = (unsigned int)rd(&t, RSH_TM_TILE_TO_HOST_STS);
+		c = (unsigned int)rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS);
 	assert_true(c > RSH_TM_FIFO_SIZE - 16 && c <= RSH_TM_FIFO_SIZE - 1);
-	assert_true(hwait(&t, pred_icmp_replies, &three, 3000));
-	assert_true(pred_console_has(&t, "reserve-ok\r"));
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_icmp_replies, &three, 3000));
+	assert_true(rsh_t_pred_console_has(&t, "reserve-ok\r"));
 	assert_int_equal(t.m[t.n - 1].len, 952); /* console went before it */
-	tcheck_headers(&t);
-	tclose(&t);
+	rsh_t_check_headers(&t);
+	rsh_t_close(&t);
 }
 
 /* corrupt@2 and oversize@3: garbage header with the true length, then a
@@ -518,27 +465,27 @@ test_tx_faults(void **state)
 	struct rsh_sim_arm_stats st;
 	unsigned int one = 1;
 	uint8_t f[60];
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	if (t_netns)
+	if (rsh_t_netns)
 		skip(); /* message numbers depend on the shell's output */
-	topen(&t, "sim:bf3,booted=1,corrupt@2,oversize@3");
-	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
-	assert_true(hwait(&t, pred_console_has, "rshim-pmd emulated", 2000));
-	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
-	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	rsh_t_open(&t, "sim:bf3,booted=1,corrupt@2,oversize@3");
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "rshim-pmd emulated", 2000));
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
 	assert_true(t.n >= 4);
 	assert_int_equal(t.m[1].type, 0x5A);
 	assert_true(t.m[1].len > 0);
 	assert_false(rsh_tmf_hdr_csum_ok(t.m[1].hdr));
 	assert_int_equal(t.m[2].type, RSH_TMF_TYPE_NET);
 	assert_int_equal(t.m[2].len, 1600);
-	st = astats(&t);
+	st = rsh_t_astats(&t);
 	assert_int_equal(st.fault_corrupt, 1);
 	assert_int_equal(st.fault_oversize, 1);
 	assert_false(t.in_msg);
-	tclose(&t);
+	rsh_t_close(&t);
 }
 
 /* armstall=60ms@1: after the first message HOST_TO_TILE is left alone. */
@@ -549,25 +496,25 @@ test_arm_stall(void **state)
 	uint64_t t0, end;
 	unsigned int one = 1;
 	uint8_t f[60];
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	topen(&t, "sim:bf3,booted=1,armstall=60ms@1");
-	hpoll(&t);
-	hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
-	hpoll(&t);
+	rsh_t_open(&t, "sim:bf3,booted=1,armstall=60ms@1");
+	rsh_t_hpoll(&t);
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hpoll(&t);
 	t0 = rte_get_timer_cycles();
-	hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)tarp_req(f));
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
 	end = t0 + rte_get_timer_hz() * 40 / 1000;
 	while (rte_get_timer_cycles() < end) {
-		assert_int_equal(rd(&t, RSH_TM_HOST_TO_TILE_STS), 9);
-		assert_int_equal(rd(&t, RSH_TM_TILE_TO_HOST_STS), 0);
+		assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 9);
+		assert_int_equal(rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS), 0);
 	}
-	assert_int_equal(astats(&t).fault_stalls, 1);
-	assert_true(hwait(&t, pred_arp_replies, &one, 3000));
+	assert_int_equal(rsh_t_astats(&t).fault_stalls, 1);
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
 	assert_true((rte_get_timer_cycles() - t0) * 1000 / rte_get_timer_hz() >= 50);
-	assert_int_equal(astats(&t).rx_net_frames, 1);
-	tclose(&t);
+	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
+	rsh_t_close(&t);
 }
 
 /* CTRL_REQ is answered with MAC_1, MAC_2, VLAN_ID, PXE_ID (UEFI-style);
@@ -578,17 +525,17 @@ test_ctrl(void **state)
 	static const uint8_t mac2[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 	uint64_t w[3];
 	unsigned int i, k = 0;
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
-	if (t_netns)
+	if (rsh_t_netns)
 		skip(); /* the same with any peer; shell output would interleave */
-	topen(&t, "sim:bf3,booted=1");
+	rsh_t_open(&t, "sim:bf3,booted=1");
 	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
-	hsend(&t, w, 1);
+	rsh_t_hsend(&t, w, 1);
 	usleep(1000);
-	hpoll(&t);
-	hpoll(&t);
+	rsh_t_hpoll(&t);
+	rsh_t_hpoll(&t);
 	for (i = 0; i < t.n; i++)
 		if (t.m[i].len == 0) {
 			assert_true(rsh_tmf_hdr_csum_ok(t.m[i].hdr));
@@ -599,35 +546,35 @@ test_ctrl(void **state)
 	w[0] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac2);
 	w[1] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac2);
 	w[2] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
-	hsend(&t, w, 3);
-	hpoll(&t);
-	hpoll(&t);
+	rsh_t_hsend(&t, w, 3);
+	rsh_t_hpoll(&t);
+	rsh_t_hpoll(&t);
 	assert_int_equal(t.m[t.n - 4].hdr, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac2));
 	assert_int_equal(t.m[t.n - 3].hdr, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac2));
-	assert_int_equal(astats(&t).rx_ctrl_msgs, 4);
-	assert_int_equal(astats(&t).tx_ctrl_msgs, 8);
-	assert_int_equal(astats(&t).rx_sync_words, 0);
-	tclose(&t);
-	topen(&t, "sim:bf3,booted=1,ctrl=ignore");
+	assert_int_equal(rsh_t_astats(&t).rx_ctrl_msgs, 4);
+	assert_int_equal(rsh_t_astats(&t).tx_ctrl_msgs, 8);
+	assert_int_equal(rsh_t_astats(&t).rx_sync_words, 0);
+	rsh_t_close(&t);
+	rsh_t_open(&t, "sim:bf3,booted=1,ctrl=ignore");
 	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
-	hsend(&t, w, 1);
-	hpoll(&t);
-	hpoll(&t);
-	assert_int_equal(astats(&t).rx_ctrl_msgs, 1);
-	assert_int_equal(astats(&t).tx_ctrl_msgs, 0);
-	tclose(&t);
+	rsh_t_hsend(&t, w, 1);
+	rsh_t_hpoll(&t);
+	rsh_t_hpoll(&t);
+	assert_int_equal(rsh_t_astats(&t).rx_ctrl_msgs, 1);
+	assert_int_equal(rsh_t_astats(&t).tx_ctrl_msgs, 0);
+	rsh_t_close(&t);
 }
 
 /* Reset key from the host (BF3 layout via the table). */
 static void
-treset(struct tarm *t, uint64_t bootctl)
+rsh_t_reset(struct rsh_t_arm *t, uint64_t bootctl)
 {
 	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
 
 	t->be->ops->write64(t->be, t->map.off[RSH_BOOT_CONTROL], bootctl);
 	t->be->ops->write64(t->be, t->map.off[RSH_RESET_CONTROL],
 			    RSH_RESET_CONTROL__KEY);
-	while (rsh_reg_val_is_bad(rd(t, RSH_FABRIC_DIM)))
+	while (rsh_reg_val_is_bad(rsh_t_rd(t, RSH_FABRIC_DIM)))
 		assert_true(rte_get_timer_cycles() < end);
 }
 
@@ -640,36 +587,36 @@ test_boot_coupling(void **state)
 	struct rsh_bfb_wimage im = { .id = 1, .data = d0, .len = sizeof(d0) };
 	uint64_t w[RSH_TM_FIFO_SIZE];
 	size_t len = rsh_bfb_size(&im, 1);
-	struct tarm t;
+	struct rsh_t_arm t;
 
 	(void)state;
 	assert_true(len <= sizeof(bfb));
 	assert_int_equal(rsh_bfb_write(&im, 1, bfb, len), (long)len);
-	topen(&t, "sim:bf3,resetwin=1ms");
+	rsh_t_open(&t, "sim:bf3,resetwin=1ms");
 	w[0] = RSH_TMF_SYNC_WORD;
-	hsend(&t, w, 1);
-	assert_int_equal(rd(&t, RSH_TM_HOST_TO_TILE_STS), 1); /* not read */
-	assert_int_equal(hpoll(&t), 0);
-	assert_int_equal(astats(&t).up, 0);
-	treset(&t, RSH_BOOT_CONTROL_NONE);
+	rsh_t_hsend(&t, w, 1);
+	assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 1); /* not read */
+	assert_int_equal(rsh_t_hpoll(&t), 0);
+	assert_int_equal(rsh_t_astats(&t).up, 0);
+	rsh_t_reset(&t, RSH_BOOT_CONTROL_NONE);
 	memcpy(w, bfb, RTE_ALIGN_CEIL(len, 8));
 	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w,
 			      (unsigned int)(RTE_ALIGN_CEIL(len, 8) / 8));
-	rd(&t, RSH_BOOT_FIFO_COUNT);
-	assert_true(hwait(&t, pred_console_has, "emulated BlueField-3", 2000));
-	assert_int_equal(astats(&t).up, 1);
-	treset(&t, RSH_BOOT_CONTROL_NONE); /* waits for a stream again */
-	assert_int_equal(astats(&t).up, 0);
-	hpoll(&t);
-	assert_int_equal(astats(&t).starts, 1);
-	tclose(&t);
-	topen(&t, "sim:bf1,booted=1,resetwin=1ms");
-	hpoll(&t);
-	treset(&t, RSH_BOOT_CONTROL_EMMC);
-	hpoll(&t);
-	assert_int_equal(astats(&t).starts, 2);
-	assert_int_equal(astats(&t).up, 1);
-	tclose(&t);
+	rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT);
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "emulated BlueField-3", 2000));
+	assert_int_equal(rsh_t_astats(&t).up, 1);
+	rsh_t_reset(&t, RSH_BOOT_CONTROL_NONE); /* waits for a stream again */
+	assert_int_equal(rsh_t_astats(&t).up, 0);
+	rsh_t_hpoll(&t);
+	assert_int_equal(rsh_t_astats(&t).starts, 1);
+	rsh_t_close(&t);
+	rsh_t_open(&t, "sim:bf1,booted=1,resetwin=1ms");
+	rsh_t_hpoll(&t);
+	rsh_t_reset(&t, RSH_BOOT_CONTROL_EMMC);
+	rsh_t_hpoll(&t);
+	assert_int_equal(rsh_t_astats(&t).starts, 2);
+	assert_int_equal(rsh_t_astats(&t).up, 1);
+	rsh_t_close(&t);
 }
 
 /* New options: one-line errors naming the option; stats of a non-sim. */
@@ -714,8 +661,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_args),
 	};
 
-	t_netns = argc > 1 && strcmp(argv[1], "--netns") == 0;
-	if (t_netns && geteuid() != 0) {
+	rsh_t_netns = argc > 1 && strcmp(argv[1], "--netns") == 0;
+	if (rsh_t_netns && geteuid() != 0) {
 		printf("skipped: namespace tests need root\n");
 		return 77;
 	}

@@ -22,11 +22,8 @@
 #include <cmocka.h>
 
 #include "rsh_sim_peer.h"
+#include "rsh_test_frames.h"
 
-static const uint8_t rsh_t_host_mac[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
-static const uint8_t rsh_t_peer_mac[6] = RSH_SIM_PEER_MAC;
-static const uint8_t rsh_t_host_ip[4] = { 192, 168, 100, 1 };
-static const uint8_t rsh_t_peer_ip[4] = { 192, 168, 100, 2 };
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 static uint64_t
@@ -38,77 +35,21 @@ rsh_t_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* RFC 1071 checksum, as a receiver verifies it (0 when valid). */
-static uint16_t
-rsh_t_csum(const uint8_t *b, size_t len)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-/* ARP request who-has 192.168.100.2 tell 192.168.100.1 (60 bytes). */
-static size_t
-rsh_t_arp_req(uint8_t *f)
-{
-	memset(f, 0, 60);
-	memset(f, 0xFF, 6);
-	memcpy(f + 6, rsh_t_host_mac, 6);
-	f[12] = 0x08; f[13] = 0x06;
-	f[15] = 1; f[16] = 0x08; f[18] = 6; f[19] = 4; f[21] = 1;
-	memcpy(f + 22, rsh_t_host_mac, 6);
-	memcpy(f + 28, rsh_t_host_ip, 4);
-	memcpy(f + 38, rsh_t_peer_ip, 4);
-	return 60;
-}
-
 /* A valid ARP reply from the peer to us. */
 static bool
 rsh_t_is_arp_reply(const uint8_t *f, ssize_t n)
 {
 	return n >= 42 && f[12] == 0x08 && f[13] == 0x06 && f[21] == 2 &&
 	       f[15] == 1 && f[16] == 0x08 && f[18] == 6 && f[19] == 4 &&
-	       memcmp(f, rsh_t_host_mac, 6) == 0 &&
-	       memcmp(f + 6, rsh_t_peer_mac, 6) == 0 &&
-	       memcmp(f + 22, rsh_t_peer_mac, 6) == 0 &&
-	       memcmp(f + 28, rsh_t_peer_ip, 4) == 0 &&
-	       memcmp(f + 32, rsh_t_host_mac, 6) == 0 &&
-	       memcmp(f + 38, rsh_t_host_ip, 4) == 0;
+	       memcmp(f, rsh_test_host_mac, 6) == 0 &&
+	       memcmp(f + 6, rsh_test_peer_mac, 6) == 0 &&
+	       memcmp(f + 22, rsh_test_peer_mac, 6) == 0 &&
+	       memcmp(f + 28, rsh_test_peer_ip, 4) == 0 &&
+	       memcmp(f + 32, rsh_test_host_mac, 6) == 0 &&
+	       memcmp(f + 38, rsh_test_host_ip, 4) == 0;
 }
 
-/* ICMP echo request .1 → .2, id 0x1234, seq, 32 payload bytes. */
-static size_t
-rsh_t_icmp_req(uint8_t *f, uint16_t seq)
-{
-	uint8_t *ip = f + 14, *ic = ip + 20;
-	uint16_t c;
-	int i;
-
-	memset(f, 0, 14 + 60);
-	memcpy(f, rsh_t_peer_mac, 6);
-	memcpy(f + 6, rsh_t_host_mac, 6);
-	f[12] = 0x08;
-	ip[0] = 0x45; ip[3] = 60; ip[5] = (uint8_t)seq; ip[8] = 64; ip[9] = 1;
-	memcpy(ip + 12, rsh_t_host_ip, 4);
-	memcpy(ip + 16, rsh_t_peer_ip, 4);
-	c = rsh_t_csum(ip, 20);
-	ip[10] = (uint8_t)(c >> 8); ip[11] = (uint8_t)c;
-	ic[0] = 8; ic[4] = 0x12; ic[5] = 0x34; ic[7] = (uint8_t)seq;
-	for (i = 0; i < 32; i++)
-		ic[8 + i] = (uint8_t)(0xA0 + i);
-	c = rsh_t_csum(ic, 40);
-	ic[2] = (uint8_t)(c >> 8); ic[3] = (uint8_t)c;
-	return 14 + 60;
-}
-
-/* A valid echo reply to rsh_t_icmp_req(seq). */
+/* A valid echo reply to rsh_test_icmp_req(f, 74, seq). */
 static bool
 rsh_t_is_icmp_reply(const uint8_t *f, ssize_t n, uint16_t seq)
 {
@@ -116,11 +57,11 @@ rsh_t_is_icmp_reply(const uint8_t *f, ssize_t n, uint16_t seq)
 	int i;
 
 	if (n < 14 + 60 || f[12] != 0x08 || f[13] != 0 || ip[0] != 0x45 ||
-	    ip[9] != 1 || memcmp(f, rsh_t_host_mac, 6) != 0 ||
-	    memcmp(ip + 12, rsh_t_peer_ip, 4) != 0 ||
-	    memcmp(ip + 16, rsh_t_host_ip, 4) != 0 || rsh_t_csum(ip, 20) != 0 ||
-	    ic[0] != 0 || ic[4] != 0x12 || ic[5] != 0x34 || ic[7] != seq ||
-	    rsh_t_csum(ic, 40) != 0)
+	    ip[9] != 1 || memcmp(f, rsh_test_host_mac, 6) != 0 ||
+	    memcmp(ip + 12, rsh_test_peer_ip, 4) != 0 ||
+	    memcmp(ip + 16, rsh_test_host_ip, 4) != 0 || rsh_test_csum(ip, 20) != 0 ||
+	    ic[0] != 0 || ic[4] != 0x12 || ic[5] != 0x34 || ic[7] != (uint8_t)seq ||
+	    rsh_test_csum(ic, 40) != 0)
 		return false;
 	for (i = 0; i < 32; i++)
 		if (ic[8 + i] != (uint8_t)(0xA0 + i))
@@ -200,10 +141,10 @@ rsh_t_exercise(struct rsh_sim_peer *p)
 	uint8_t f[2048];
 	size_t n;
 
-	n = rsh_t_arp_req(f);
+	n = rsh_test_arp_req(f);
 	assert_int_equal(rsh_sim_peer_net_write(p, f, n), (ssize_t)n);
 	assert_true(rsh_t_wait_frame(p, -1));
-	n = rsh_t_icmp_req(f, 7);
+	n = rsh_test_icmp_req(f, 14 + 60, 7);
 	assert_int_equal(rsh_sim_peer_net_write(p, f, n), (ssize_t)n);
 	assert_true(rsh_t_wait_frame(p, 7));
 	assert_int_equal(rsh_sim_peer_net_write(p, f, 1600), -EMSGSIZE);
@@ -266,7 +207,7 @@ test_responder(void **state)
 	assert_string_equal(rsh_sim_peer_ns_name(p), "rshim-sim900");
 	rsh_t_exercise(p);
 	/* an ARP request for another address gets no answer */
-	n = rsh_t_arp_req(f);
+	n = rsh_test_arp_req(f);
 	f[41] = 3;
 	assert_int_equal(rsh_sim_peer_net_write(p, f, n), (ssize_t)n);
 	assert_int_equal(rsh_sim_peer_net_read(p, f, sizeof(f)), -EAGAIN);
