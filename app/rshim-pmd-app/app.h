@@ -28,6 +28,33 @@ enum rsh_app_exit {
 	RSH_EXIT_CANCEL = 130,  /* interrupted (Ctrl-C) */
 };
 
+/* Control options (ctl.c). */
+struct rsh_app_ctl {
+	bool misc;                 /* --misc */
+	const char *misc_set;      /* --misc-set 'KEY VALUE' */
+	bool log;                  /* --log */
+	bool clear;                /* --clear (with --log) */
+	bool reset;                /* --reset */
+	const char *reg;           /* --reg NAME|0xADDR[.32|.64][=VALUE] */
+	bool drop;                 /* --drop */
+	bool json;                 /* --json */
+};
+
+/* Option values of ctl.c, and their getopt table entries. */
+enum {
+	RSH_OPT_MISC = 400, RSH_OPT_MISC_SET, RSH_OPT_LOG, RSH_OPT_CLEAR,
+	RSH_OPT_RESET, RSH_OPT_REG, RSH_OPT_DROP, RSH_OPT_JSON,
+};
+#define RSH_APP_CTL_OPTIONS \
+	{ "misc", no_argument, NULL, RSH_OPT_MISC }, \
+	{ "misc-set", required_argument, NULL, RSH_OPT_MISC_SET }, \
+	{ "log", no_argument, NULL, RSH_OPT_LOG }, \
+	{ "clear", no_argument, NULL, RSH_OPT_CLEAR }, \
+	{ "reset", no_argument, NULL, RSH_OPT_RESET }, \
+	{ "reg", required_argument, NULL, RSH_OPT_REG }, \
+	{ "drop", no_argument, NULL, RSH_OPT_DROP }, \
+	{ "json", no_argument, NULL, RSH_OPT_JSON }
+
 /* Parsed command line. Written by main before the mode runs. */
 struct rsh_app {
 	const char *prog;
@@ -55,6 +82,7 @@ struct rsh_app {
 	unsigned int tap_index;    /* N of tmfifo_net<N> (--net-index) */
 	double linger_s;           /* pipe mode: quiet time after stdin EOF */
 	int tap_fd;                /* opened before EAL starts, -1 none */
+	struct rsh_app_ctl ctl;    /* --misc, --log, --reset, --reg, --drop */
 };
 
 /* Host end of the network channel: a TAP device (net.c). Main lcore. */
@@ -112,6 +140,12 @@ int rsh_app_bench_tmfifo(struct rsh_app *app);
 /* --console and/or --net on an opened device with a running poller. */
 int rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev,
 		     struct rsh_poller *p);
+
+/* Control options (ctl.c): parse one (false: not ours), anything asked,
+ * and the run (open, poll loop, operations, close; an exit code). */
+bool rsh_app_ctl_opt(struct rsh_app *app, int c, const char *arg);
+bool rsh_app_ctl_wanted(const struct rsh_app *app);
+int rsh_app_ctl_run(struct rsh_app *app);
 
 /* Checks before EAL starts (exit code, 0 = fine): stdin open for
  * --console; the TAP created (permission, name free) for --net tap. */

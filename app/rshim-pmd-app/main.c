@@ -64,6 +64,7 @@ static const struct option rsh_app_opts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "net-index", required_argument, NULL, OPT_NET_INDEX },
 	{ "linger", required_argument, NULL, OPT_LINGER },
+	RSH_APP_CTL_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -106,8 +107,19 @@ rsh_app_usage(FILE *f, const char *prog)
 "                         decides: vfio-pci VFIO, uio_pci_generic UIO, none direct)\n"
 "  --force-id             accept a PCI function whose IDs are not an rshim function\n"
 "\n"
+"Control:\n"
+"  --misc                 print the misc keys as cat /dev/rshimN/misc does\n"
+"  --misc-set 'KEY VALUE' set one misc key (DISPLAY_LEVEL, BOOT_MODE, SW_RESET, ...)\n"
+"  --log [--clear]        print the boot log (exit 7 when it reports an error)\n"
+"  --reset                reset the ARM (software reset and reset delay, no push)\n"
+"  --reg NAME|0xADDR[.32|.64][=VALUE]  read or write one register (bf-reg\n"
+"                         addresses: 0x00010528 on BF1/BF2, 0x13000528 on BF3)\n"
+"  --drop                 release the device to other rshim drivers until Ctrl-C\n"
+"  --json                 control results as JSON objects, one per line\n"
+"\n"
 "Boot push:\n"
-"  --force                push a file that fails BFB validation anyway\n"
+"  --force                push a file that fails BFB validation anyway; take the\n"
+"                         device over from another rshim driver (OSP_REQ)\n"
 "  --timeout SEC          fail when the DPU reads nothing for SEC seconds (300)\n"
 "  --reset-delay MS       wait after the ARM reset (default per generation:\n"
 "                         BF3 3.5 s, BF1/BF2 5.5 s; the emulator says its own)\n"
@@ -317,7 +329,8 @@ rsh_app_opt(struct rsh_app *app, int c, const char *arg, int *code)
 		*code = 0;
 		return -1;
 	}
-	if (rsh_app_opt_flag(app, c) || rsh_app_opt_string(app, c, arg))
+	if (rsh_app_opt_flag(app, c) || rsh_app_opt_string(app, c, arg) ||
+	    rsh_app_ctl_opt(app, c, arg))
 		return 0;
 	rc = rsh_app_opt_value(app, c, arg);
 	if (rc == 0)
@@ -357,8 +370,8 @@ rsh_app_parse(struct rsh_app *app, int argc, char **argv, int *code)
 		return -1;
 	}
 	if (!app->list && app->push_file == NULL && app->bench == NULL &&
-	    !app->console && app->net == NULL) {
-		rsh_app_err("nothing to do: give --list, --push-boot FILE, --console, --net tap|ethdev or --bench boot|tmfifo; see %s --help",
+	    !app->console && app->net == NULL && !rsh_app_ctl_wanted(app)) {
+		rsh_app_err("nothing to do: give --list, --push-boot FILE, --console, --net tap|ethdev, --bench boot|tmfifo, --misc, --log, --reset, --reg or --drop; see %s --help",
 			    app->prog);
 		*code = RSH_EXIT_USAGE;
 		return -1;
@@ -567,7 +580,9 @@ main(int argc, char **argv)
 		if (code != 0)
 			return code;
 	}
-	if (app.bench == NULL && (app.push_file != NULL || app.console || app.net != NULL)) {
+	app.open.force_own = app.force; /* --force also takes the device over */
+	if (app.bench == NULL && (app.push_file != NULL || app.console || app.net != NULL ||
+				  rsh_app_ctl_wanted(&app))) {
 		rsh_app_default_device(&app);
 		if (rsh_dev_check(app.device) < 0) {
 			rsh_app_err("%s", rsh_last_error());
@@ -586,6 +601,9 @@ main(int argc, char **argv)
 		code = rsh_app_bench_tmfifo(&app);
 	else if (app.bench != NULL)
 		code = rsh_app_bench(&app);
+	else if (rsh_app_ctl_wanted(&app) && app.push_file == NULL && !app.console &&
+		 app.net == NULL)
+		code = rsh_app_ctl_run(&app);
 	else
 		code = rsh_app_run_device(&app);
 	rte_eal_cleanup();

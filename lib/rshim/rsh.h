@@ -43,6 +43,14 @@ struct rsh_open_opts {
 	bool force_id;
 	/** "vfio", "uio", "direct" or NULL for the fallback order. */
 	const char *mapping;
+	/** Another driver owns the device: ask it to hand over (OSP_REQ). */
+	bool force_own;
+	/** Open in drop mode: no register access until rsh_dev_drop(false). */
+	bool drop;
+	/** Keep the device when another driver asks for it (OSP_REQ). */
+	bool no_release;
+	/** Ownership check window in ms (0: 1000, the reference's). */
+	uint32_t own_wait_ms;
 };
 
 /** One device found by rsh_dev_scan(). */
@@ -272,5 +280,7 @@ int rsh_log_read(struct rsh_dev *dev, bool clear_on_read,
 
 /* TM FIFO console and network channels. */
 #include "rsh_tmfifo_api.h"
+/* Ownership, misc keys, reset, register access by address. */
+#include "rsh_ctl.h"
 
 #endif /* RSH_H */

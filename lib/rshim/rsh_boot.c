@@ -21,6 +21,7 @@
 #define RSH_LOGTYPE rsh_logtype_boot
 #include "rsh_boot_priv.h"
 #include "rsh_log.h"
+#include "rsh_own.h"
 
 /* §3.2 step 7: 0.5 s with the device held, then the reset delay. */
 #define RSH_BOOT_RESET_GUARD_MS 500u
@@ -116,6 +117,8 @@ rsh_boot_wait_reachable(struct rsh_dev *dev, const struct rsh_boot_opts *o,
 			break;
 		rsh_boot_ctl_sleep_us(1000);
 	}
+	if (v == 0)
+		return 0; /* retried until the deadline, then accepted (§1.4) */
 	if (v == RSH_ALL_ONES)
 		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
 	rsh_err_set("%s: the rshim did not come back within %u ms after the ARM reset (FABRIC_DIM 0x%" PRIx64 "); try a longer --reset-delay",
@@ -124,32 +127,57 @@ rsh_boot_wait_reachable(struct rsh_dev *dev, const struct rsh_boot_opts *o,
 }
 
 /*
+ * FABRIC_DIM before the reset: a bad pattern fails; a 0 is retried
+ * 10 x 100 ms and then accepted, as the reference's access check does
+ * (hardware-notes §1.4, §6.3 step 1).
+ */
+static int
+rsh_boot_fabric(struct rsh_dev *dev)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < 10; i++) {
+		v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
+		if (v != 0)
+			break;
+		rsh_boot_ctl_sleep_us(100000);
+	}
+	if (rsh_reg_val_is_bad(v))
+		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
+	if (v == 0)
+		RSH_DEV_LOG(INFO, dev, "FABRIC_DIM reads 0; going on");
+	return 0;
+}
+
+/*
  * §3.2 steps 3-7: BOOT_CONTROL=0, ARM watchdog off, reset key written
- * read-modify-write into bits 31:0, reset delay. BOOT_CONTROL is restored
- * to 1 by the caller on failure.
+ * read-modify-write into bits 31:0, reset delay. With BOOT_RESET_SKIP only
+ * BOOT_CONTROL=0 and the key are left out: the watchdog write and the
+ * delays still happen (§3.2 details). No WDOG1 write on BF3: no NVIDIA
+ * software has ever issued it there (its channel fails the BF3 window
+ * check, §1.3). BOOT_CONTROL is restored by the caller on failure.
  */
 static int
 rsh_boot_reset_seq(struct rsh_dev *dev, const struct rsh_boot_opts *o)
 {
-	uint64_t v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
+	uint64_t v;
+	int rc = rsh_boot_fabric(dev);
 
-	if (v == 0 || rsh_reg_val_is_bad(v)) {
-		if (v == 0) {
-			rsh_err_set("%s: FABRIC_DIM reads 0: the rshim is not ready", dev->name);
-			return -EIO;
-		}
-		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
+	if (rc < 0)
+		return rc;
+	if (!o->skip_reset)
+		rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
+	if (dev->be->gen != RSH_GEN_BF3)
+		rsh_dev_wr(dev, RSH_ARM_WDG_CONTROL_WCS, 0);
+	if (o->skip_reset) {
+		RSH_DEV_LOG(NOTICE, dev, "BOOT_RESET_SKIP: not resetting the ARM");
+	} else {
+		v = rsh_dev_rd(dev, RSH_RESET_CONTROL);
+		if (rsh_reg_val_is_bad(v))
+			return rsh_boot_bad_read(dev, RSH_RESET_CONTROL, v);
+		v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
+		rsh_dev_wr(dev, RSH_RESET_CONTROL, v);
 	}
-	if (o->skip_reset)
-		return 0;
-	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
-	/* On BF3 this reaches WDOG1 at BAR 0x40000 (rsh_regs.c). */
-	rsh_dev_wr(dev, RSH_ARM_WDG_CONTROL_WCS, 0);
-	v = rsh_dev_rd(dev, RSH_RESET_CONTROL);
-	if (rsh_reg_val_is_bad(v))
-		return rsh_boot_bad_read(dev, RSH_RESET_CONTROL, v);
-	v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
-	rsh_dev_wr(dev, RSH_RESET_CONTROL, v);
 	return rsh_boot_wait_reachable(dev, o, rsh_boot_reset_delay_ms(dev, o));
 }
 
@@ -223,6 +251,11 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		rc = -EBUSY;
 		goto err_unlock;
 	}
+	/* Refused in drop mode and in secure NIC mode (§3.2, §6.6). */
+	rc = rsh_own_boot_ok(dev, "boot push");
+	if (rc < 0)
+		goto err_unlock;
+	b->opts.skip_reset |= dev->misc.boot_reset_skip;
 	rc = rsh_boot_alloc_pipe(b);
 	if (rc < 0)
 		goto err_unlock;

@@ -97,6 +97,12 @@ rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
 	snprintf(dev->name, sizeof(dev->name), "%s", be->name);
 	dev->be = be;
 	pthread_mutex_init(&dev->ctl_lock, NULL);
+	rsh_misc_cfg_default(&dev->misc);
+	rc = rsh_own_open(dev, opts ? opts : &no_opts);
+	if (rc < 0) {
+		pthread_mutex_destroy(&dev->ctl_lock);
+		goto err_free;
+	}
 	*out = dev;
 	RSH_DEV_LOG(INFO, dev, "opened (%s, backend %s)",
 		    rsh_gen_name(be->gen), drv->name);
@@ -114,7 +120,11 @@ rsh_dev_close(struct rsh_dev *dev)
 {
 	if (dev == NULL)
 		return;
-	rsh_hk_detach(dev);
+	/* A dropped device belongs to another driver: hands off. */
+	if (!rsh_own_dropped(&dev->own)) {
+		rsh_own_close(dev);
+		rsh_hk_detach(dev);
+	}
 	pthread_mutex_destroy(&dev->ctl_lock);
 	dev->be->ops->close(dev->be);
 	free(dev);
@@ -171,6 +181,9 @@ rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
+	rc = rsh_own_access_ok(dev);
+	if (rc < 0)
+		return rc;
 	rc = rsh_dev_ctl_enter(dev);
 	if (rc < 0)
 		return rc;
@@ -195,6 +208,9 @@ rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val)
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
+	rc = rsh_own_access_ok(dev);
+	if (rc < 0)
+		return rc;
 	rc = rsh_dev_ctl_enter(dev);
 	if (rc < 0)
 		return rc;

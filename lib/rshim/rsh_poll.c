@@ -111,6 +111,10 @@ rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 	for (i = 0; i < p->n_devs; i++) {
 		struct rsh_dev *dev = p->devs[i];
 
+		/* Drop mode: the device belongs to another driver (§6.4). */
+		work += rsh_own_poll(dev, now);
+		if (rsh_own_dropped(&dev->own))
+			continue;
 		work += rsh_hk_poll(dev, now, sleep_ns);
 		/* A NIC-firmware reset in progress: hands off (§6.7). */
 		if (rsh_hk_blocked(dev, now))
