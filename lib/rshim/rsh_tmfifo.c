@@ -28,6 +28,7 @@
 
 #define RSH_LOGTYPE rsh_logtype_fifo
 #include "rsh_log.h"
+#include "rsh_own.h"
 #include "rsh_tmfifo_priv.h"
 
 static uint32_t rsh_tmf_seq; /* unique ring/pool names */
@@ -591,6 +592,10 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 		o = &def;
 	}
 	rc = rsh_tmf_check(dev, o);
+	if (rc != 0)
+		return rc;
+	/* Dropped: hands off; secure NIC mode refuses the console (§6.6). */
+	rc = o->console ? rsh_own_boot_ok(dev, "the console") : rsh_own_access_ok(dev);
 	if (rc != 0)
 		return rc;
 	t = rte_zmalloc_socket("rsh_tmfifo", sizeof(*t), RTE_CACHE_LINE_SIZE,
