@@ -172,9 +172,10 @@ rsh_app_push_boot(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p
 		return RSH_EXIT_INPUT;
 	pr.enabled = !app->quiet && (app->progress == 1 || (app->progress == -1));
 	if (!app->quiet)
-		fprintf(stderr, "rshim-pmd-app: %s: %s, resetting the ARM and pushing %s (%.1f MiB)\n",
+		fprintf(stderr, "rshim-pmd-app: %s: %s, %s and pushing %s (%.1f MiB)\n",
 			rsh_dev_name(dev), rsh_gen_name(rsh_dev_gen(dev)),
-			app->push_file, pr.total / 1048576.0);
+			app->boot.skip_reset ? "not resetting the ARM (--skip-reset)" :
+			"resetting the ARM", app->push_file, pr.total / 1048576.0);
 	rc = rsh_boot_open(dev, p, &app->boot, &b);
 	if (rc < 0) {
 		close(fd);

@@ -113,7 +113,7 @@ fi
 # Ctrl-C mid-push: exit 130, one line saying so, BOOT_CONTROL restored.
 "$app" --quiet --device sim:bf3,drain=5M --push-boot "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null &
 pid=$!
-sleep 0.7
+sleep 1.5 # past the open (ownership check, reset delay), well inside the 3 s push
 kill -INT $pid
 wait $pid
 rc=$?
