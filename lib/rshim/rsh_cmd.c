@@ -43,7 +43,8 @@ rsh_cmd_complete(struct rsh_cmd *c)
 bool
 rsh_cmd_expired(struct rsh_cmd *c, uint64_t now)
 {
-	if (c->wake_at != 0 ||
+	/* now may predate the submission (sampled at the start of the pass). */
+	if (c->wake_at != 0 || now < c->queued ||
 	    now - c->queued <= rsh_ms_cyc(RSH_CMD_QUEUE_TIMEOUT_MS))
 		return false;
 	snprintf(c->err, sizeof(c->err),
