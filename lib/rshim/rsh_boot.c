@@ -463,7 +463,9 @@ rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st)
 	st->sleeps = __atomic_load_n(&b->sleeps, __ATOMIC_RELAXED);
 	if (end == 0)
 		end = rte_get_timer_cycles();
-	st->elapsed_ns = (end - b->start_tsc) * 1000000000ull / rte_get_timer_hz();
+	/* 128-bit product: 64 bits overflow after ~7 s at 2.5 GHz. */
+	st->elapsed_ns = (uint64_t)((unsigned __int128)(end - b->start_tsc) *
+				    1000000000u / rte_get_timer_hz());
 	rsh_dev_mmio_stats(b->dev, &now);
 	st->mmio.reads = now.reads - b->mmio_start.reads;
 	st->mmio.writes = now.writes - b->mmio_start.writes;

@@ -159,7 +159,7 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 	ts.tv_nsec = (ns - p->oversleep_ns) % 1000000000ull;
 	t0 = rte_get_timer_cycles();
 	nanosleep(&ts, NULL);
-	late = (rte_get_timer_cycles() - t0) * 1000000000ull / hz;
+	late = (uint64_t)((unsigned __int128)(rte_get_timer_cycles() - t0) * 1000000000u / hz);
 	late = late > ns - p->oversleep_ns ? late - (ns - p->oversleep_ns) : 0;
 	/* EWMA with weight 1/8; capped so one preemption does not skew it. */
 	late = RTE_MIN(late, 200000ull);
@@ -207,7 +207,8 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 		rsh_poller_nap(p, RTE_MIN(hint_ns, ceiling));
 		return;
 	}
-	uint64_t idle_ns = (now - p->idle_since) * 1000000000ull / rte_get_timer_hz();
+	uint64_t idle_ns = (uint64_t)((unsigned __int128)(now - p->idle_since) *
+				      1000000000u / rte_get_timer_hz());
 
 	if (idle_ns < p->opts.idle_spin_us * 1000ull) {
 		rte_pause();
