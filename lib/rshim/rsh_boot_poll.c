@@ -41,7 +41,7 @@ rsh_cyc_to_ns(uint64_t c)
 static inline uint64_t
 rsh_ns_to_cyc(uint64_t ns)
 {
-	return ns * rte_get_timer_hz() / 1000000000ull;
+	return (uint64_t)((unsigned __int128)ns * rte_get_timer_hz() / 1000000000u);
 }
 
 /* Publish the end of the job and let go of it (the last touch of b). */
