@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 #include "rsh_log_decode.h"
@@ -150,7 +151,28 @@ rsh_misc_opn(struct rsh_dev *dev, char *opn)
 			opn[i] = i == 0 ? '\0' : ' ';
 }
 
-/* Registers of the view, under the control lock. */
+/* Command step: the OPN (ptr = a 17-byte buffer). */
+static int
+rsh_misc_opn_step(struct rsh_cmd *c, uint64_t now)
+{
+	RTE_SET_USED(now);
+	rsh_misc_opn(c->dev, c->ptr);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* The OPN, read on the device's owning thread. */
+static void
+rsh_misc_opn_cmd(struct rsh_dev *dev, char *opn)
+{
+	struct rsh_cmd c;
+
+	opn[0] = '\0';
+	rsh_cmd_init(&c, dev, "OPN read", rsh_misc_opn_step);
+	c.ptr = opn;
+	(void)rsh_cmd_exec(&c);
+}
+
+/* Registers of the view, each read by a command. */
 static int
 rsh_misc_read_regs(struct rsh_dev *dev, struct rsh_misc_view *v, char *opn)
 {
@@ -166,9 +188,7 @@ rsh_misc_read_regs(struct rsh_dev *dev, struct rsh_misc_view *v, char *opn)
 		v->bf_mode = (unsigned int)(x >> 4) & 3;
 	v->have_uptime = rsh_dev_reg_read(dev, RSH_UPTIME, &x) == 0;
 	v->uptime_s = v->have_uptime ? x / RSH_UPTIME_HZ_BF3 : 0;
-	pthread_mutex_lock(&dev->ctl_lock);
-	rsh_misc_opn(dev, opn);
-	pthread_mutex_unlock(&dev->ctl_lock);
+	rsh_misc_opn_cmd(dev, opn);
 	return 0;
 }
 

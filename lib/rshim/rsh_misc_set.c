@@ -104,7 +104,7 @@ rsh_misc_set_peer(struct rsh_dev *dev, const char *key, const char *val)
 }
 
 /* DEBUG_CODE 0x…: SCRATCHPAD1 holds it and the keepalive stops while it
- * is non-zero (§5.5); the poll lcore writes it. */
+ * is non-zero (§5.5). */
 static int
 rsh_misc_set_debug(struct rsh_dev *dev, const char *val)
 {
@@ -113,10 +113,7 @@ rsh_misc_set_debug(struct rsh_dev *dev, const char *val)
 
 	if (sscanf(val, " 0x%llx %c", &v, &tail) != 1)
 		return rsh_misc_bad(dev, "DEBUG_CODE", val, "0x followed by hex digits");
-	if (dev->poller == NULL && v != 0)
-		rsh_dev_wr(dev, RSH_SCRATCHPAD1, v); /* no poll loop to do it */
-	__atomic_store_n(&dev->own.debug_code, (uint64_t)v, __ATOMIC_RELEASE);
-	return 0;
+	return rsh_own_debug_code(dev, (uint64_t)v);
 }
 
 /* FORCE_CMD: only in drop mode (§5.5): take the device over. */

@@ -17,6 +17,7 @@
 
 #include <rte_cycles.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 #include "rsh_own.h"
@@ -31,47 +32,6 @@
 /* After an OSP_ACK the old owner keeps acking up to 1 s: the check waits
  * for the acks to stop, within this bound. */
 #define RSH_OWN_ACK_DRAIN_MS 3000u
-
-/* Milliseconds into TSC cycles. */
-static uint64_t
-rsh_own_cyc(uint64_t ms)
-{
-	return ms * rte_get_timer_hz() / 1000;
-}
-
-/* Control-path sleep (open, drop, takeover: never on the poll lcore). */
-static void
-rsh_own_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* §6.3 step 1: FABRIC_DIM until sane; a 0 after 10 tries is accepted. */
-static int
-rsh_own_fabric(struct rsh_dev *dev)
-{
-	uint64_t v = 0;
-
-	for (unsigned int i = 0; i < RSH_OWN_FABRIC_TRIES; i++) {
-		v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
-		if (v != 0 && !rsh_reg_val_is_bad(v))
-			return 0;
-		if (v == RSH_ALL_ONES)
-			break;
-		rsh_own_sleep_ms(100);
-	}
-	if (v == 0) {
-		RSH_DEV_LOG(INFO, dev, "FABRIC_DIM reads 0 after %u tries; going on (the reference daemon accepts it too)",
-			    RSH_OWN_FABRIC_TRIES);
-		return 0;
-	}
-	rsh_err_set("%s: FABRIC_DIM reads 0x%" PRIx64 ": %s", dev->name, v,
-		    v == RSH_ALL_ONES ? "the device is gone (removed or link down); check lspci" :
-		    "the rshim is not reachable (held in reset?); retry in a few seconds");
-	return v == RSH_ALL_ONES ? -ENODEV : -ETIMEDOUT;
-}
 
 /* True when a process whose name starts with prefix runs here (not us). */
 static int
@@ -119,53 +79,24 @@ rsh_own_guess(char *buf, size_t len)
 		snprintf(buf, len, "a driver outside this host (a BMC rshim over USB, or a VM)");
 }
 
-/* §6.3 steps 3-5: clear SCRATCHPAD1 and watch it. 1 another owner keeps
- * it alive, 0 free, -EPERM locked, or a bad-read errno. */
-static int
-rsh_own_watch(struct rsh_dev *dev, uint64_t first)
-{
-	uint32_t ms = first == 0 ? RSH_OWN_WAIT_IDLE_MS : dev->own.wait_ms;
-	uint64_t start = rte_get_timer_cycles();
-	uint64_t end = start + rsh_own_cyc(ms);
-	uint64_t hard = start + rsh_own_cyc(RSH_OWN_ACK_DRAIN_MS);
-	uint64_t v;
+/* Access-check states (a command: each step short, no sleeping). */
+enum rsh_own_chk_state {
+	RSH_OC_FABRIC = 0, /* §6.3 step 1: FABRIC_DIM, 10 x 100 ms */
+	RSH_OC_CLEAR,      /* steps 3-4: read, then clear SCRATCHPAD1 */
+	RSH_OC_WATCH,      /* step 5: every 10 ms for the window */
+	RSH_OC_REQUEST,    /* §6.5 requester: OSP_REQ, look for OSP_ACK */
+	RSH_OC_MINE,       /* step 6: the keepalive is ours */
+};
 
-	rsh_dev_wr(dev, RSH_SCRATCHPAD1, 0);
-	for (;;) {
-		rsh_own_sleep_ms(RSH_OWN_POLL_MS);
-		v = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
-		if (v == RSH_OWN_KEEPALIVE)
-			return 1;
-		if (v == RSH_OWN_LOCK)
-			return -EPERM;
-		if (v == RSH_ALL_ONES)
-			return -ENODEV;
-		if (v == RSH_OWN_OSP_ACK && rte_get_timer_cycles() < hard) {
-			/* The old owner still acks: start the window again. */
-			rsh_dev_wr(dev, RSH_SCRATCHPAD1, 0);
-			end = rte_get_timer_cycles() + rsh_own_cyc(dev->own.wait_ms);
-		}
-		if (rte_get_timer_cycles() >= end)
-			return 0;
-	}
-}
-
-/* §6.5 requester: OSP_REQ until the owner answers OSP_ACK (1 s). */
-static int
-rsh_own_request(struct rsh_dev *dev)
-{
-	for (unsigned int i = 0; i < RSH_OWN_REQ_TRIES; i++) {
-		rsh_dev_wr(dev, RSH_SCRATCHPAD1, RSH_OWN_OSP_REQ);
-		rsh_own_sleep_ms(100);
-		if (rsh_dev_rd(dev, RSH_SCRATCHPAD1) == RSH_OWN_OSP_ACK) {
-			RSH_DEV_LOG(NOTICE, dev, "the other rshim driver acknowledged the takeover (OSP_ACK)");
-			return 0;
-		}
-	}
-	rsh_err_set("%s: --force: the other rshim driver did not answer the takeover request (OSP_REQ) within 1 s; it does not implement the protocol: stop it (or detach it on the BMC) and retry",
-		    dev->name);
-	return -EBUSY;
-}
+/* The check's private state, on the caller's stack (c->ptr). */
+struct rsh_own_chk {
+	bool force;
+	bool other;          /* out: another owner's keepalive seen */
+	unsigned int round;  /* 1 after a takeover was acknowledged */
+	uint64_t next;       /* TSC: the next OSP_REQ write */
+	uint64_t end;        /* TSC: the current state's deadline */
+	uint64_t hard;       /* TSC: stop waiting for the acks to end */
+};
 
 /* Lock seen: remember it and say what it means. */
 static void
@@ -175,55 +106,177 @@ rsh_own_set_locked(struct rsh_dev *dev)
 		RSH_DEV_LOG(NOTICE, dev, "SCRATCHPAD1 reads LOCK: the NIC firmware is in secure NIC mode; boot pushes and the console are refused");
 }
 
-/* The check proper, once or twice (after a takeover). */
+/* FABRIC: sane -> CLEAR; 0 retried then accepted; bad -> error. */
+static int
+rsh_own_chk_fabric(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
+{
+	uint64_t v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
+	bool more;
+
+	if (k->end == 0)
+		k->end = now + rsh_ms_cyc(RSH_OWN_FABRIC_TRIES * 100);
+	more = now < k->end; /* steps may come every 10 ms: count time */
+	if (v == RSH_ALL_ONES || (rsh_reg_val_is_bad(v) && !more)) {
+		rsh_err_set("%s: FABRIC_DIM reads 0x%" PRIx64 ": %s", c->dev->name, v,
+			    v == RSH_ALL_ONES ? "the device is gone (removed or link down); check lspci" :
+			    "the rshim is not reachable (held in reset?); retry in a few seconds");
+		return rsh_cmd_finish(c, v == RSH_ALL_ONES ? -ENODEV : -ETIMEDOUT);
+	}
+	if (v == 0 && more)
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(100));
+	if (rsh_reg_val_is_bad(v))
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(100));
+	if (v == 0)
+		RSH_DEV_LOG(INFO, c->dev, "FABRIC_DIM reads 0 after %u tries; going on (the reference daemon accepts it too)",
+			    RSH_OWN_FABRIC_TRIES);
+	c->state = RSH_OC_CLEAR;
+	return rsh_cmd_again(c, now, now);
+}
+
+/* CLEAR: LOCK means secure NIC mode; else clear and start watching. */
+static int
+rsh_own_chk_clear(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
+{
+	uint64_t first = rsh_dev_rd(c->dev, RSH_SCRATCHPAD1);
+	uint32_t ms = first == 0 ? RSH_OWN_WAIT_IDLE_MS : c->dev->own.wait_ms;
+
+	if (first == RSH_OWN_LOCK) {
+		rsh_own_set_locked(c->dev);
+		return rsh_cmd_finish(c, 0);
+	}
+	rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, 0);
+	k->end = now + rsh_ms_cyc(ms);
+	k->hard = now + rsh_ms_cyc(RSH_OWN_ACK_DRAIN_MS);
+	c->state = RSH_OC_WATCH;
+	return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_OWN_POLL_MS));
+}
+
+/* WATCH: the keepalive back means another owner; quiet means ours. */
+static int
+rsh_own_chk_watch(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
+{
+	uint64_t v = rsh_dev_rd(c->dev, RSH_SCRATCHPAD1);
+
+	if (v == RSH_OWN_LOCK) {
+		rsh_own_set_locked(c->dev);
+		return rsh_cmd_finish(c, 0);
+	}
+	if (v == RSH_ALL_ONES) {
+		rsh_err_set("%s: SCRATCHPAD1 reads all-ones: the device is gone", c->dev->name);
+		return rsh_cmd_finish(c, -ENODEV);
+	}
+	if (v == RSH_OWN_KEEPALIVE) {
+		if (!k->force || k->round > 0) {
+			k->other = true;
+			return rsh_cmd_finish(c, -EBUSY);
+		}
+		rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, RSH_OWN_OSP_REQ);
+		k->next = now + rsh_ms_cyc(100);
+		k->end = now + rsh_ms_cyc(RSH_OWN_REQ_TRIES * 100);
+		c->state = RSH_OC_REQUEST;
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(100));
+	}
+	if (v == RSH_OWN_OSP_ACK && now < k->hard) {
+		/* The old owner still acks: start the window again. */
+		rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, 0);
+		k->end = now + rsh_ms_cyc(c->dev->own.wait_ms);
+	}
+	if (now < k->end)
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_OWN_POLL_MS));
+	c->state = RSH_OC_MINE;
+	return rsh_cmd_again(c, now, now);
+}
+
+/* REQUEST (§6.5): OSP_REQ up to 10 times, 100 ms apart, until OSP_ACK. */
+static int
+rsh_own_chk_request(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
+{
+	if (rsh_dev_rd(c->dev, RSH_SCRATCHPAD1) == RSH_OWN_OSP_ACK) {
+		RSH_DEV_LOG(NOTICE, c->dev, "the other rshim driver acknowledged the takeover (OSP_ACK)");
+		__atomic_fetch_add(&c->dev->own.takeovers, 1, __ATOMIC_RELAXED);
+		k->round = 1;
+		c->state = RSH_OC_CLEAR;
+		return rsh_cmd_again(c, now, now);
+	}
+	if (now < k->end) {
+		if (now >= k->next) {
+			rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, RSH_OWN_OSP_REQ);
+			k->next = now + rsh_ms_cyc(100);
+		}
+		return rsh_cmd_again(c, now, k->next);
+	}
+	rsh_err_set("%s: --force: the other rshim driver did not answer the takeover request (OSP_REQ) within 1 s; it does not implement the protocol: stop it (or detach it on the BMC) and retry",
+		    c->dev->name);
+	return rsh_cmd_finish(c, -EBUSY);
+}
+
+/* MINE (§6.3 step 6): write the keepalive; the read-back must be sane. */
+static int
+rsh_own_chk_mine(struct rsh_cmd *c)
+{
+	struct rsh_own *o = &c->dev->own;
+	uint64_t v;
+
+	rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE);
+	__atomic_fetch_add(&o->keepalives, 1, __ATOMIC_RELAXED);
+	v = rsh_dev_rd(c->dev, RSH_SCRATCHPAD1);
+	if (rsh_reg_val_is_bad(v)) {
+		rsh_err_set("%s: SCRATCHPAD1 reads 0x%" PRIx64 " after the keepalive: the rshim is not reachable",
+			    c->dev->name, v);
+		return rsh_cmd_finish(c, rsh_dev_val_err(v));
+	}
+	o->rel = RSH_OWN_REL_NONE;
+	o->next_keepalive = 0;
+	__atomic_store_n(&o->dropped, 0, __ATOMIC_RELEASE);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* The access check, one state per step. */
+static int
+rsh_own_chk_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_own_chk *k = c->ptr;
+
+	switch (c->state) {
+	case RSH_OC_FABRIC:
+		return rsh_own_chk_fabric(c, k, now);
+	case RSH_OC_CLEAR:
+		return rsh_own_chk_clear(c, k, now);
+	case RSH_OC_WATCH:
+		return rsh_own_chk_watch(c, k, now);
+	case RSH_OC_REQUEST:
+		return rsh_own_chk_request(c, k, now);
+	default:
+		return rsh_own_chk_mine(c);
+	}
+}
+
+/* Run the access check on the device's owning thread; the line naming
+ * the other owner is written here, off the poll lcore (/proc scan). */
 static int
 rsh_own_check(struct rsh_dev *dev, bool force)
 {
+	struct rsh_own_chk k = { .force = force };
+	struct rsh_cmd c;
 	char who[96];
-	uint64_t first;
 	int rc;
 
-	for (unsigned int round = 0; round < 2; round++) {
-		first = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
-		if (first == RSH_OWN_LOCK) {
-			rsh_own_set_locked(dev);
-			return 0;
-		}
-		rc = rsh_own_watch(dev, first);
-		if (rc == -EPERM) {
-			rsh_own_set_locked(dev);
-			return 0;
-		}
-		if (rc == -ENODEV) {
-			rsh_err_set("%s: SCRATCHPAD1 reads all-ones: the device is gone", dev->name);
-			return rc;
-		}
-		if (rc == 0)
-			break;
-		if (!force || round == 1) {
-			rsh_own_guess(who, sizeof(who));
-			rsh_err_set("%s: another rshim driver owns this BlueField (its keepalive runs in SCRATCHPAD1); it seems to be %s; stop it, or give --force to ask it to hand over",
-				    dev->name, who);
-			return -EBUSY;
-		}
-		rc = rsh_own_request(dev);
-		if (rc < 0)
-			return rc;
-		__atomic_fetch_add(&dev->own.takeovers, 1, __ATOMIC_RELAXED);
+	rsh_cmd_init(&c, dev, "ownership check", rsh_own_chk_step);
+	c.ptr = &k;
+	rc = rsh_cmd_exec(&c);
+	if (rc == -EBUSY && k.other) {
+		rsh_own_guess(who, sizeof(who));
+		rsh_err_set("%s: another rshim driver owns this BlueField (its keepalive runs in SCRATCHPAD1); it seems to be %s; stop it, or give --force to ask it to hand over",
+			    dev->name, who);
 	}
-	/* §6.3 step 6: ours; the read-back must be sane. */
-	rsh_dev_wr(dev, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE);
-	__atomic_fetch_add(&dev->own.keepalives, 1, __ATOMIC_RELAXED);
-	first = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
-	return rsh_reg_val_is_bad(first) ? rsh_dev_val_err(first) : 0;
+	return rc;
 }
 
-/* Access check at open: FABRIC_DIM, then the SCRATCHPAD1 protocol. */
+/* Access check at open (the opening thread owns the device). */
 int
 rsh_own_open(struct rsh_dev *dev, const struct rsh_open_opts *opts)
 {
 	struct rsh_own *o = &dev->own;
-	int rc;
 
 	o->no_release = opts->no_release;
 	o->wait_ms = opts->own_wait_ms ? opts->own_wait_ms : RSH_OWN_WAIT_MS;
@@ -233,14 +286,22 @@ rsh_own_open(struct rsh_dev *dev, const struct rsh_open_opts *opts)
 		RSH_DEV_LOG(NOTICE, dev, "opened in drop mode: no register access until undropped");
 		return 0;
 	}
-	rc = rsh_own_fabric(dev);
-	if (rc < 0)
-		return rc;
 	return rsh_own_check(dev, opts->force_own);
 }
 
-/* Poll lcore: the device goes to drop mode (§6.4). clear: release the PF
- * words as on a user's drop; a takeover leaves SCRATCHPAD1 to the new
+/* Leave drop mode: the access check again, as a command. */
+int
+rsh_own_undrop(struct rsh_dev *dev, bool force)
+{
+	int rc = rsh_own_check(dev, force);
+
+	if (rc == 0)
+		RSH_DEV_LOG(NOTICE, dev, "left drop mode: this process owns the device again");
+	return rc;
+}
+
+/* Owning thread: the device goes to drop mode (§6.4). clear: release the
+ * PF words as on a user's drop; a takeover leaves SCRATCHPAD1 to the new
  * owner, whose magic is there by then. */
 static void
 rsh_own_enter_drop(struct rsh_dev *dev, bool clear)
@@ -250,8 +311,55 @@ rsh_own_enter_drop(struct rsh_dev *dev, bool clear)
 		rsh_dev_wr(dev, RSH_SCRATCHPAD6, 0);
 	}
 	dev->own.rel = RSH_OWN_REL_NONE;
-	__atomic_store_n(&dev->own.drop_req, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dev->own.dropped, 1, __ATOMIC_RELEASE);
+}
+
+/* Command step: enter drop mode. */
+static int
+rsh_own_drop_step(struct rsh_cmd *c, uint64_t now)
+{
+	RTE_SET_USED(now);
+	if (!rsh_own_dropped(&c->dev->own))
+		rsh_own_enter_drop(c->dev, true);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* Enter drop mode on the owning thread. */
+int
+rsh_own_drop(struct rsh_dev *dev)
+{
+	struct rsh_cmd c;
+
+	rsh_cmd_init(&c, dev, "drop", rsh_own_drop_step);
+	return rsh_cmd_exec(&c);
+}
+
+/* Command step: DEBUG_CODE (in[0]) into SCRATCHPAD1; the keepalive stops
+ * while it is non-zero (§5.5). */
+static int
+rsh_own_debug_step(struct rsh_cmd *c, uint64_t now)
+{
+	int rc = rsh_own_access_ok(c->dev);
+
+	RTE_SET_USED(now);
+	if (rc == 0) {
+		if (c->in[0] != 0)
+			rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, c->in[0]);
+		c->dev->own.debug_code = c->in[0];
+		c->dev->own.next_keepalive = 0;
+	}
+	return rsh_cmd_finish(c, rc);
+}
+
+/* Set DEBUG_CODE on the owning thread. */
+int
+rsh_own_debug_code(struct rsh_dev *dev, uint64_t code)
+{
+	struct rsh_cmd c;
+
+	rsh_cmd_init(&c, dev, "DEBUG_CODE", rsh_own_debug_step);
+	c.in[0] = code;
+	return rsh_cmd_exec(&c);
 }
 
 /* Owner side of §6.5: ack 10 times at 100 ms, wait 1 s, drop. */
@@ -264,7 +372,7 @@ rsh_own_release_step(struct rsh_dev *dev, uint64_t now)
 		rsh_dev_wr(dev, RSH_SCRATCHPAD1, RSH_OWN_OSP_ACK);
 		if (--o->acks_left == 0) {
 			o->rel = RSH_OWN_REL_WAITING;
-			o->release_at = now + rsh_own_cyc(RSH_OWN_RELEASE_MS);
+			o->release_at = now + rsh_ms_cyc(RSH_OWN_RELEASE_MS);
 		}
 		return 1;
 	}
@@ -282,7 +390,6 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 {
 	struct rsh_own *o = &dev->own;
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
-	uint64_t code = __atomic_load_n(&o->debug_code, __ATOMIC_ACQUIRE);
 
 	if (rsh_reg_val_is_bad(v))
 		return 0; /* gone or in reset: the data paths report it */
@@ -297,16 +404,9 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 		o->acks_left = RSH_OWN_ACKS;
 		return rsh_own_release_step(dev, now);
 	}
-	if (code != 0) {
-		if (code != o->debug_written)
-			rsh_dev_wr(dev, RSH_SCRATCHPAD1, code);
-		o->debug_written = code;
+	if (o->debug_code != 0 || now < o->next_keepalive)
 		return 0;
-	}
-	o->debug_written = 0;
-	if (now < o->next_keepalive)
-		return 0;
-	o->next_keepalive = now + rsh_own_cyc(RSH_OWN_KEEPALIVE_MS);
+	o->next_keepalive = now + rsh_ms_cyc(RSH_OWN_KEEPALIVE_MS);
 	/* §6.2: no keepalive while a debug command (bfdump) runs. */
 	if (rsh_dev_rd(dev, RSH_SCRATCHPAD3) & RSH_SP3__DBG_CMD_MASK)
 		return 0;
@@ -315,21 +415,16 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 	return 1;
 }
 
-/* Poll-lcore step, called every pass; cheap between the timers. */
+/* The ownership service's poll step; cheap between its timers. */
 unsigned int
-rsh_own_poll(struct rsh_dev *dev, uint64_t now)
+rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
 	struct rsh_own *o = &dev->own;
 
-	if (rsh_own_dropped(o))
+	RTE_SET_USED(sleep_ns);
+	if (rsh_own_dropped(o) || now < o->next_check)
 		return 0;
-	if (__atomic_load_n(&o->drop_req, __ATOMIC_ACQUIRE)) {
-		rsh_own_enter_drop(dev, true);
-		return 1;
-	}
-	if (now < o->next_check)
-		return 0;
-	o->next_check = now + rsh_own_cyc(RSH_OWN_CHECK_MS);
+	o->next_check = now + rsh_ms_cyc(RSH_OWN_CHECK_MS);
 	if (o->rel != RSH_OWN_REL_NONE)
 		return rsh_own_release_step(dev, now);
 	return rsh_own_check_step(dev, now);
@@ -346,7 +441,7 @@ rsh_own_close(struct rsh_dev *dev)
 	if (rsh_own_dropped(&dev->own) || __atomic_load_n(&dev->own.locked, __ATOMIC_ACQUIRE))
 		return;
 	v = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
-	if (v == RSH_OWN_KEEPALIVE || v == dev->own.debug_written)
+	if (v == RSH_OWN_KEEPALIVE || (v != 0 && v == dev->own.debug_code))
 		rsh_dev_wr(dev, RSH_SCRATCHPAD1, 0);
 	v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
 	if (!rsh_reg_val_is_bad(v) && (v & RSH_SP6__RST_STATE_MASK) == 0)
@@ -380,20 +475,3 @@ rsh_own_boot_ok(struct rsh_dev *dev, const char *what)
 	return 0;
 }
 
-/* Leave drop mode: the access check again (the poll lcore leaves a
- * dropped device alone, so the control path owns the registers here). */
-int
-rsh_own_undrop(struct rsh_dev *dev, bool force)
-{
-	int rc = rsh_own_fabric(dev);
-
-	if (rc == 0)
-		rc = rsh_own_check(dev, force);
-	if (rc < 0)
-		return rc;
-	dev->own.rel = RSH_OWN_REL_NONE;
-	dev->own.next_keepalive = 0;
-	__atomic_store_n(&dev->own.dropped, 0, __ATOMIC_RELEASE);
-	RSH_DEV_LOG(NOTICE, dev, "left drop mode: this process owns the device again");
-	return 0;
-}

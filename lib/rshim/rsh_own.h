@@ -35,19 +35,17 @@ enum rsh_own_release {
 };
 
 /*
- * Ownership state of one device. Settings are written at open. dropped,
- * locked, debug_code and drop_req are shared between the control path and
- * the poll lcore (atomics); the timers and the release machine belong to
- * the poll lcore; counters are read by anyone with relaxed loads.
+ * Ownership state of one device. Settings are written at open. dropped
+ * and locked are written by the owning thread and read by anyone
+ * (atomics); debug_code, the timers and the release machine belong to the
+ * owning thread; counters are read by anyone with relaxed loads.
  */
 struct rsh_own {
 	bool no_release;          /* ignore a peer's OSP_REQ */
 	uint32_t wait_ms;         /* §6.3 step 5 window */
 	uint32_t dropped;         /* 1: hands off every register */
 	uint32_t locked;          /* 1: SCRATCHPAD1 reads LOCK (§6.6) */
-	uint32_t drop_req;        /* control path asks the poll lcore to drop */
-	uint64_t debug_code;      /* DEBUG_CODE: non-zero stops the keepalive */
-	uint64_t debug_written;   /* the code last written (poll lcore) */
+	uint64_t debug_code;      /* DEBUG_CODE (owning thread) */
 	uint32_t force_pending;   /* FORCE_CMD accepted, not yet run */
 	enum rsh_own_release rel;
 	unsigned int acks_left;
@@ -59,15 +57,19 @@ struct rsh_own {
 	uint64_t takeovers;       /* taken over with OSP_REQ */
 };
 
-/* Access check at open (§6.3), with a takeover when opts->force_own. */
+/* Access check at open (§6.3), with a takeover when opts->force_own; runs
+ * on the opening thread, which owns the device until it joins a poller. */
 int rsh_own_open(struct rsh_dev *dev, const struct rsh_open_opts *opts);
 
-/* Leave drop mode through the access check (control path, device not
- * touched by the poll lcore while dropped). */
+/* Leave drop mode through the access check (a command). */
 int rsh_own_undrop(struct rsh_dev *dev, bool force);
 
-/* Poll-lcore step: keepalive, OSP_REQ answer, LOCK watch. Work done. */
-unsigned int rsh_own_poll(struct rsh_dev *dev, uint64_t now);
+/* The ownership service (rsh_svc.c): keepalive, OSP_REQ answer, LOCK. */
+unsigned int rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
+
+/* Commands: enter drop mode; set DEBUG_CODE. 0 or -errno. */
+int rsh_own_drop(struct rsh_dev *dev);
+int rsh_own_debug_code(struct rsh_dev *dev, uint64_t code);
 
 /* On close: SCRATCHPAD1 and SCRATCHPAD6 cleared unless dropped. */
 void rsh_own_close(struct rsh_dev *dev);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 #include "rsh_own.h"
@@ -166,8 +167,9 @@ rsh_req_guard(struct rsh_dev *dev, const struct rsh_reg_req *req)
 			rsh_err_set("%s: a boot push owns the device; access registers after it", dev->name);
 		return -EBUSY;
 	}
-	if (dev->tmfifo != NULL && (off == dev->map.off[RSH_TM_HOST_TO_TILE_DATA] ||
-				    off == dev->map.off[RSH_TM_TILE_TO_HOST_DATA])) {
+	if (__atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE) != NULL &&
+	    (off == dev->map.off[RSH_TM_HOST_TO_TILE_DATA] ||
+	     off == dev->map.off[RSH_TM_TILE_TO_HOST_DATA])) {
 		rsh_err_set("%s: refusing a TM FIFO data register while the console/network channels run: the access would lose a message",
 			    dev->name);
 		return -EBUSY;
@@ -198,25 +200,35 @@ rsh_req_read(struct rsh_dev *dev, struct rsh_reg_req *req)
 	return rc;
 }
 
-/* Run a parsed request under the control lock. */
+/* Command step: guard, then the access (ptr = the request). */
+static int
+rsh_req_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_reg_req *req = c->ptr;
+	int rc = rsh_own_access_ok(c->dev);
+
+	RTE_SET_USED(now);
+	if (rc == 0)
+		rc = rsh_req_guard(c->dev, req);
+	if (rc == 0 && req->write)
+		c->dev->be->ops->write64(c->dev->be, req->bar_off, req->value);
+	else if (rc == 0)
+		rc = rsh_req_read(c->dev, req);
+	return rsh_cmd_finish(c, rc);
+}
+
+/* Run a parsed request on the device's owning thread. */
 int
 rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req)
 {
-	int rc = rsh_own_access_ok(dev);
+	struct rsh_cmd c;
 
-	if (rc < 0)
-		return rc;
 	if (req->bar_off >= dev->map.bar_size) {
 		rsh_err_set("%s: BAR offset 0x%x is outside the 0x%x-byte BAR", dev->name,
 			    req->bar_off, dev->map.bar_size);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&dev->ctl_lock);
-	rc = rsh_req_guard(dev, req);
-	if (rc == 0 && req->write)
-		dev->be->ops->write64(dev->be, req->bar_off, req->value);
-	else if (rc == 0)
-		rc = rsh_req_read(dev, req);
-	pthread_mutex_unlock(&dev->ctl_lock);
-	return rc;
+	rsh_cmd_init(&c, dev, "register access", rsh_req_step);
+	c.ptr = req;
+	return rsh_cmd_exec(&c);
 }

@@ -1,48 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rshim scratch log (boot/firmware log): read under SEMAPHORE0 and
- * decode, reference rshim-host-interface.md §5.6.
+ * The rshim scratch log (boot/firmware log): read under SEMAPHORE0 as a
+ * command, hardware-notes §5.6; the words are decoded afterwards on the
+ * caller's thread (rsh_log_decode.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 #include "rsh_log_decode.h"
 #include "rsh_own.h"
 
 #define RSH_LOG_SEM_TIMEOUT_MS 3000u
-
-/* Take SEMAPHORE0: a read of 0 means acquired (§5.6 step 1), 3 s deadline. */
-static int
-rsh_log_sem_take(struct rsh_dev *dev)
-{
-	uint64_t deadline = rte_get_timer_cycles() +
-			    RSH_LOG_SEM_TIMEOUT_MS * rte_get_timer_hz() / 1000;
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000000 };
-
-	for (;;) {
-		uint64_t v = rsh_dev_rd(dev, RSH_SEMAPHORE0);
-
-		if (v == 0)
-			return 0;
-		if (rsh_reg_val_is_bad(v)) {
-			rsh_err_set("%s: SEMAPHORE0 reads 0x%" PRIx64 ": the rshim is not reachable",
-				    dev->name, v);
-			return rsh_dev_val_err(v);
-		}
-		if (rte_get_timer_cycles() > deadline) {
-			rsh_err_set("%s: the scratch-log semaphore stayed taken for 3 s (another rshim driver reading the log?)",
-				    dev->name);
-			return -ETIMEDOUT;
-		}
-		nanosleep(&ts, NULL);
-	}
-}
 
 /*
  * Read the words of every record up to the index (§5.6 steps 2-5): a
@@ -76,38 +50,59 @@ rsh_log_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
 	return (int)i;
 }
 
-/* Read the words under SEMAPHORE0 (the caller owns the registers). */
-int
-rsh_log_read_raw(struct rsh_dev *dev, bool clear_on_read,
-		 uint64_t words[RSH_SCRATCH_BUF_WORDS])
+/*
+ * Command step: take SEMAPHORE0 (a read of 0 means acquired, §5.6 step 1;
+ * retried every millisecond for 3 s without blocking the poll loop), read
+ * the words, release it.
+ */
+static int
+rsh_log_step(struct rsh_cmd *c, uint64_t now)
 {
-	int rc = rsh_log_sem_take(dev);
+	struct rsh_dev *dev = c->dev;
+	uint64_t v;
+	int rc;
 
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		rsh_err_set("%s: a boot push owns the device; read the log after it", dev->name);
+		return rsh_cmd_finish(c, -EBUSY);
+	}
+	rc = rsh_own_access_ok(dev);
 	if (rc < 0)
-		return rc;
-	rc = rsh_log_read_words(dev, clear_on_read, words);
+		return rsh_cmd_finish(c, rc);
+	if (c->t0 == 0)
+		c->t0 = now;
+	v = rsh_dev_rd(dev, RSH_SEMAPHORE0);
+	if (rsh_reg_val_is_bad(v)) {
+		rsh_err_set("%s: SEMAPHORE0 reads 0x%" PRIx64 ": the rshim is not reachable",
+			    dev->name, v);
+		return rsh_cmd_finish(c, rsh_dev_val_err(v));
+	}
+	if (v != 0) {
+		if (now - c->t0 > rsh_ms_cyc(RSH_LOG_SEM_TIMEOUT_MS)) {
+			rsh_err_set("%s: the scratch-log semaphore stayed taken for 3 s (another rshim driver reading the log?)",
+				    dev->name);
+			return rsh_cmd_finish(c, -ETIMEDOUT);
+		}
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(1));
+	}
+	rc = rsh_log_read_words(dev, c->in[0] != 0, c->ptr);
 	rsh_dev_wr(dev, RSH_SEMAPHORE0, 0);
-	return rc;
+	return rsh_cmd_finish(c, rc);
 }
 
-/* Read and decode the scratch log under SEMAPHORE0. */
+/* Read the scratch log under SEMAPHORE0 (a command), then decode. */
 int
 rsh_log_read(struct rsh_dev *dev, bool clear_on_read, struct rsh_log_rec *recs,
 	     unsigned int max)
 {
 	uint64_t words[RSH_SCRATCH_BUF_WORDS];
+	struct rsh_cmd c;
 	int rc;
 
-	pthread_mutex_lock(&dev->ctl_lock);
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		pthread_mutex_unlock(&dev->ctl_lock);
-		rsh_err_set("%s: a boot push owns the device; read the log after it", dev->name);
-		return -EBUSY;
-	}
-	rc = rsh_own_access_ok(dev);
-	if (rc == 0)
-		rc = rsh_log_read_raw(dev, clear_on_read, words);
-	pthread_mutex_unlock(&dev->ctl_lock);
+	rsh_cmd_init(&c, dev, "scratch-log read", rsh_log_step);
+	c.in[0] = clear_on_read;
+	c.ptr = words;
+	rc = rsh_cmd_exec(&c);
 	if (rc < 0)
 		return rc;
 	return (int)rsh_log_decode_words(words, (unsigned int)rc, recs, max);

@@ -90,8 +90,7 @@ class AppPciTest(unittest.TestCase):
         make_fn(self.root, "0000:04:00.0", 0x15b3, 0x0214, 0x100000)
         make_fn(self.root, "0000:00:1f.0", 0x8086, 0x1234, 0x1000, "e1000e")
         bar_rw(self.bf3, BF3_FABRIC_DIM, 0x33)
-        # Values the push must overwrite (WDOG1: must leave): proof that
-        # its writes land here.
+        # Values the push must overwrite: proof that its writes land here.
         bar_rw(self.bf3, BF3_WDOG1, 0xFFFF)
         bar_rw(self.bf3, BF3_BOOT_CONTROL, 3)
         bar_rw(self.bf3, BF3_RESET_CONTROL, 0x500000000)
@@ -158,7 +157,7 @@ class AppPciTest(unittest.TestCase):
         # The key went in read-modify-write: bits 63:32 kept (§3.2).
         self.assertEqual(bar_rw(self.bf3, BF3_RESET_CONTROL), 0x5CA710001)
         self.assertEqual(bar_rw(self.bf3, BF3_BOOT_CONTROL), 1)
-        # No WDOG1 write on BF3: NVIDIA's software never reaches it there.
+        # hardware-notes §3.2 notes: WDOG1 is never written on BF3.
         self.assertEqual(bar_rw(self.bf3, BF3_WDOG1), 0xFFFF)
         with open(os.path.join(self.bf3, "driver_override")) as f:
             self.assertNotIn("rshim", f.read())

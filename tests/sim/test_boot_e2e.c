@@ -213,8 +213,7 @@ rsh_t_clean_push(const char *devstr)
 	assert_true(r.sim.booted);
 	assert_int_equal(r.sim.boot_control, 1);
 	assert_true(r.sim.resets >= 1);
-	/* The ARM watchdog is disabled on BF1/BF2 only: on BF3 no NVIDIA
-	 * software reaches WDOG1 (hardware-notes §1.3). */
+	/* hardware-notes §3.2 notes: WDOG1 is written on BF1/BF2 only. */
 	if (strstr(devstr, "bf3") != NULL)
 		assert_int_equal(r.sim.wdog_writes, 0);
 	else
