@@ -52,14 +52,20 @@ check "reg outside BF3 window" 2 "outside the BlueField-3 rshim window" --device
 check "reg unaligned" 2 "not aligned" --device sim:bf3 --reg 0x13000524
 check "reg 32-bit write refused" 2 "32-bit writes are not supported" --device sim:bf3 \
 	--reg 0x13000528.32=1
-check "reg json" 0 '"op":"reg","ok":true,"reg":"SCRATCHPAD1"' --device sim:bf3 --json \
-	--reg SCRATCHPAD1
-if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["value"]=="0x0000005089836482", d' "$tmp/out"; then
+check "reg json" 0 '"name": "SCRATCHPAD1"' --device sim:bf3 --json --reg SCRATCHPAD1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["reg"]["value"]=="0x0000005089836482", d' "$tmp/out"; then
 	pass "reg json: our keepalive in SCRATCHPAD1"
 else
 	fail "reg json: not JSON or no keepalive: $(cat "$tmp/out")"
 fi
-check "misc json" 0 '"DISPLAY_LEVEL":"0 (0:basic, 1:advanced, 2:log)"' --device sim:bf3 --json --misc
+check "misc json" 0 '"DISPLAY_LEVEL": "0 (0:basic, 1:advanced, 2:log)"' --device sim:bf3 --json --misc
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["misc"]["keys"]["DEV_INFO"].startswith("BlueField-3"), d; assert d["exit_code"] == 0' "$tmp/out"; then
+	pass "misc json parses"
+else
+	fail "misc json: $(cat "$tmp/out")"
+fi
+check "misc-set json error" 2 '"errno": 22' --device sim:bf3 --json --misc-set 'NOPE 1'
+check "one mode" 2 "" --device sim:bf3 --misc --console
 check "log" 0 "log lines, 0 errors" --device sim:bf3,booted=1 --log --clear
 check "reset" 0 "ARM reset done" --device sim:bf3 --reset
 "$app" --quiet --device sim:bf3 --drop >"$tmp/out" 2>"$tmp/err" </dev/null &
