@@ -31,11 +31,16 @@
 #define T_SP6 (0x10C48 / 8)
 #define T_FABRIC (0x10110 / 8)
 #define T_RESET (0x10500 / 8)
+#define T_LOG_CTL 0x10600u
+#define T_LOG_DAT 0x10610u
 
 struct rsh_t_mock {
 	struct rsh_backend be;
 	uint64_t regs[RSH_BAR0_SIZE_BF12 / 8];
 	uint64_t reads;
+	/* The scratch log: words, index, and the auto-incrementing pointer. */
+	uint64_t log[RSH_SCRATCH_BUF_WORDS];
+	unsigned int log_idx, log_ptr;
 };
 
 /* Atomic register access: the "other driver" thread shares the words. */
@@ -45,13 +50,24 @@ rsh_t_rd(struct rsh_backend *be, uint32_t off)
 	struct rsh_t_mock *m = (struct rsh_t_mock *)be;
 
 	__atomic_fetch_add(&m->reads, 1, __ATOMIC_RELAXED);
+	if (off == T_LOG_CTL)
+		return m->log_idx;
+	if (off == T_LOG_DAT)
+		return m->log[m->log_ptr++ % RSH_SCRATCH_BUF_WORDS];
 	return __atomic_load_n(&m->regs[off / 8], __ATOMIC_ACQUIRE);
 }
 
 static void
 rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 {
-	__atomic_store_n(&((struct rsh_t_mock *)be)->regs[off / 8], v, __ATOMIC_RELEASE);
+	struct rsh_t_mock *m = (struct rsh_t_mock *)be;
+
+	if (off == T_LOG_CTL) {
+		m->log_ptr = 0;
+		m->log_idx = (unsigned int)v & 0x7F;
+		return;
+	}
+	__atomic_store_n(&m->regs[off / 8], v, __ATOMIC_RELEASE);
 }
 
 static void
@@ -527,6 +543,44 @@ test_debug_code(void **state)
 	free(m);
 }
 
+/* The boot log through the registers: SEMAPHORE0 taken and released, an
+ * SError record read as an error, CLEAR_ON_READ rewinds the index, and a
+ * level-2 misc read carries the lines. */
+static void
+test_log_crash_record(void **state)
+{
+	struct rsh_t_mock *m = rsh_t_mock_new();
+	struct rsh_log_rec r[8];
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	char text[RSH_MISC_TEXT_MAX];
+	int n;
+
+	(void)state;
+	m->log[0] = (uint64_t)4 << 60 | (uint64_t)2 << 56 | (uint64_t)2 << 48 | 0xBE000000u;
+	m->log[1] = (uint64_t)((3u << 14) | (6u << 11) | (5u << 7) | (2u << 3)) << 5;
+	m->log[2] = 0xBE000000u;
+	m->log_idx = 3;
+	assert_int_equal(rsh_dev_open("mock:l", NULL, &dev), 0);
+	p = rsh_t_poll(dev);
+	n = rsh_log_read(dev, false, r, 8);
+	assert_int_equal(n, 2);
+	assert_string_equal(r[0].text, " Exception(BL31): syndrome = 0xbe000000(SError)");
+	assert_int_equal(r[0].level, 2);
+	assert_string_equal(r[1].text, "   esr_el3 = 0xbe000000");
+	assert_int_equal(m->log_idx, 3); /* restored */
+	assert_int_equal(rsh_t_get(m, 0x10028 / 8), 0); /* SEMAPHORE0 released */
+	assert_int_equal(rsh_misc_write(dev, "DISPLAY_LEVEL 2"), 0);
+	assert_int_equal(rsh_misc_write(dev, "CLEAR_ON_READ 1"), 0);
+	assert_true(rsh_misc_read(dev, text, sizeof(text)) > 0);
+	assert_non_null(strstr(text, "             Log Messages\n"));
+	assert_non_null(strstr(text, " Exception(BL31): syndrome = 0xbe000000(SError)\n"));
+	assert_int_equal(m->log_idx, 0); /* cleared on read */
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+	free(m);
+}
+
 int
 main(void)
 {
@@ -542,6 +596,7 @@ main(void)
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_drop_undrop),
 		cmocka_unit_test(test_debug_code),
+		cmocka_unit_test(test_log_crash_record),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup, rsh_test_eal_teardown);
