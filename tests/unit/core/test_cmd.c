@@ -152,8 +152,8 @@ test_runtime_attach(void **state)
 	assert_int_equal(rsh_dev_reg_read(b, RSH_SCRATCHPAD6, &v), 0);
 	assert_false(v & RSH_SP6__PCIE_MASK);
 	/* a is still served. */
-	assert_int_equal(rsh_dev_reg_write(a, RSH_SCRATCHPAD1, 9), 0);
-	assert_int_equal(rsh_dev_reg_read(a, RSH_SCRATCHPAD1, &v), 0);
+	assert_int_equal(rsh_dev_reg_write(a, RSH_BREADCRUMB1, 9), 0);
+	assert_int_equal(rsh_dev_reg_read(a, RSH_BREADCRUMB1, &v), 0);
 	assert_int_equal(v, 9);
 	rsh_dev_close(a); /* detaches from the running poller first */
 	rsh_poller_destroy(p);
