@@ -53,7 +53,7 @@ enum rsh_app_exit {
 /* Control options (ctl.c, plugged in through rsh_app_ctl_optset). */
 struct rsh_app_ctl {
 	bool misc;                 /* --misc */
-	const char *misc_set;      /* --misc-set 'KEY VALUE' */
+	const char *misc_set;      /* --misc-set 'KEY VALUE[;KEY VALUE...]' */
 	bool log;                  /* --log */
 	bool clear;                /* --clear (with --log) */
 	bool reset;                /* --reset */

@@ -142,23 +142,47 @@ rsh_app_ctl_misc(struct rsh_json *j, struct rsh_dev *dev)
 	return RSH_EXIT_OK;
 }
 
-/* --misc-set 'KEY VALUE'. */
-static int
-rsh_app_ctl_misc_set(struct rsh_app *app, struct rsh_json *j, struct rsh_dev *dev)
+/* Control messages sent so far (0 without channels). */
+static uint64_t
+rsh_app_ctl_tx_ctrl(struct rsh_dev *dev)
 {
-	int rc = rsh_misc_write(dev, app->ctl.misc_set);
+	struct rsh_tmfifo_stats st;
+
+	return rsh_tmfifo_get_stats(dev, RSH_TMFIFO_CONSOLE, NULL, &st) == 0 ? st.tx_ctrl : 0;
+}
+
+/* Wait (1 s at most) until the poll loop sent the queued control
+ * messages, so the channels are not detached under them. */
+static void
+rsh_app_ctl_ctrl_flush(struct rsh_dev *dev, uint64_t want)
+{
+	struct timespec ts = { 0, 1000000L };
+
+	for (unsigned int i = 0; i < 1000 && rsh_app_ctl_tx_ctrl(dev) < want; i++)
+		nanosleep(&ts, NULL);
+}
+
+/* One --misc-set 'KEY VALUE'. */
+static int
+rsh_app_ctl_misc_set(struct rsh_json *j, struct rsh_dev *dev, const char *line)
+{
+	uint64_t sent = rsh_app_ctl_tx_ctrl(dev);
+	int rc = rsh_misc_write(dev, line);
 
 	if (rc < 0)
 		return rsh_app_ctl_fail(j, "misc_set", rc,
 					rc == -EINVAL || rc == -ENOTSUP ? RSH_EXIT_USAGE :
 					rsh_app_exit_code(rc));
+	/* PEER_MAC queues two messages, PXE_ID and VLAN_ID one. */
+	if (rsh_app_ctl_tx_ctrl(dev) < sent + 1 && rsh_tmfifo_attached(dev))
+		rsh_app_ctl_ctrl_flush(dev, sent + (strncmp(line, "PEER_MAC", 8) == 0 ? 2 : 1));
 	if (j != NULL) {
 		rsh_json_obj_begin(j, "misc_set");
 		rsh_json_bool(j, "ok", true);
-		rsh_json_str(j, "set", app->ctl.misc_set);
+		rsh_json_str(j, "set", line);
 		rsh_json_obj_end(j);
 	} else {
-		printf("%s: misc %s: done\n", rsh_dev_name(dev), app->ctl.misc_set);
+		printf("%s: misc %s: done\n", rsh_dev_name(dev), line);
 	}
 	return RSH_EXIT_OK;
 }
@@ -291,8 +315,15 @@ rsh_app_ctl_ops(struct rsh_app *app, struct rsh_json *j, struct rsh_dev *dev)
 	const struct rsh_app_ctl *x = &app->ctl;
 	int code = RSH_EXIT_OK;
 
-	if (x->misc_set != NULL)
-		code = rsh_app_ctl_misc_set(app, j, dev);
+	if (x->misc_set != NULL) {
+		static char lines[4096];
+		char *save = NULL;
+
+		snprintf(lines, sizeof(lines), "%s", x->misc_set);
+		for (char *l = strtok_r(lines, ";", &save); l != NULL && code == RSH_EXIT_OK;
+		     l = strtok_r(NULL, ";", &save))
+			code = rsh_app_ctl_misc_set(j, dev, l);
+	}
 	if (code == RSH_EXIT_OK && x->reset)
 		code = rsh_app_ctl_reset(app, j, dev);
 	if (code == RSH_EXIT_OK && x->reg != NULL)
@@ -311,12 +342,13 @@ rsh_app_ctl_ops(struct rsh_app *app, struct rsh_json *j, struct rsh_dev *dev)
 static bool
 rsh_app_ctl_needs_tmfifo(const struct rsh_app *app)
 {
-	const char *s = app->ctl.misc_set;
+	const char *s = app->ctl.misc_set, *d;
 
-	return s != NULL && !app->ctl.drop &&
-	       (strncmp(s, "PEER_MAC", 8) == 0 || strncmp(s, "PXE_ID", 6) == 0 ||
-		strncmp(s, "VLAN_ID", 7) == 0 ||
-		(strncmp(s, "DISPLAY_LEVEL", 13) == 0 && atoi(s + 13) == 1));
+	if (s == NULL || app->ctl.drop)
+		return false;
+	d = strstr(s, "DISPLAY_LEVEL");
+	return strstr(s, "PEER_MAC") != NULL || strstr(s, "PXE_ID") != NULL ||
+	       strstr(s, "VLAN_ID") != NULL || (d != NULL && atoi(d + 13) == 1);
 }
 
 /* Run the control operations on an opened device with a running poller. */
@@ -354,8 +386,9 @@ const struct rsh_app_optset rsh_app_ctl_optset = {
 	.usage =
 "Control:\n"
 "  --misc                 print the misc keys as cat /dev/rshimN/misc does\n"
-"  --misc-set 'KEY VALUE' set one misc key (DISPLAY_LEVEL, BOOT_MODE, SW_RESET,\n"
-"                         BOOT_RESET_SKIP, PEER_MAC, DROP_MODE, DEBUG_CODE, ...)\n"
+"  --misc-set 'KEY VALUE' set a misc key (DISPLAY_LEVEL, BOOT_MODE, SW_RESET,\n"
+"                         BOOT_RESET_SKIP, PEER_MAC, DROP_MODE, DEBUG_CODE, ...);\n"
+"                         several as 'KEY VALUE;KEY VALUE', applied in order\n"
 "  --log [--clear]        print the boot log (exit 7 when it reports an error)\n"
 "  --reset                reset the ARM (software reset and the reset delay, no push)\n"
 "  --reg NAME|0xADDR[.32|.64][=VALUE]  read or write one register; bf-reg\n"

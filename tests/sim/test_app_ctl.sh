@@ -36,6 +36,16 @@ check "misc level 2 log" 0 "             Log Messages" --device sim:bf2 \
 	--misc-set 'DISPLAY_LEVEL 2' --misc
 check "misc level 1 (peer asked, 1 s at most)" 0 "VLAN_ID         " \
 	--device sim:bf3,booted=1 --misc-set 'DISPLAY_LEVEL 1' --misc
+check "peer keys round trip (TM FIFO control messages)" 0 "VLAN_ID         10 20 (rw)" \
+	--device sim:bf3,booted=1 \
+	--misc-set 'VLAN_ID 10 20;PEER_MAC 02:11:22:33:44:55;PXE_ID 0xabc;DISPLAY_LEVEL 1' --misc
+grep -q "PEER_MAC        02:11:22:33:44:55 (rw)" "$tmp/out" && grep -q "PXE_ID          0x00000abc (rw)" "$tmp/out" \
+	&& pass "peer MAC and PXE id came back" || fail "peer keys: $(cat "$tmp/out")"
+start=$(date +%s.%N)
+check "silent peer: zeros after 1 s" 0 "PEER_MAC        00:00:00:00:00:00 (rw)" \
+	--device sim:bf3,booted=1,ctrl=ignore --misc-set 'DISPLAY_LEVEL 1' --misc
+python3 -c "import sys; t=float(sys.argv[2])-float(sys.argv[1]); sys.exit(0 if t >= 1.0 else 1)" \
+	"$start" "$(date +%s.%N)" && pass "silent peer: waited the second" || fail "silent peer: no 1 s wait"
 check "misc BOOT_MODE set" 0 "BOOT_MODE       2 (0:rshim" --device sim:bf3 \
 	--misc-set 'BOOT_MODE 2' --misc
 check "misc unknown key" 2 "valid: DISPLAY_LEVEL" --device sim:bf3 --misc-set 'BOGUS 1'
