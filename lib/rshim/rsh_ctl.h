@@ -41,7 +41,7 @@ void rsh_dev_own_info(const struct rsh_dev *dev, struct rsh_own_info *out);
  */
 int rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force);
 
-/** Size of a buffer that holds any misc text (the reference uses 4069). */
+/** Size of a buffer that holds any misc text (NVIDIA's rshim uses 4069 bytes). */
 #define RSH_MISC_TEXT_MAX 8192u
 
 /**

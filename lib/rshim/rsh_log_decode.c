@@ -160,7 +160,7 @@ rsh_log_rec_init(struct rsh_log_rec *r, uint64_t hdr, unsigned int level)
 	r->level = level;
 }
 
-/* Module name, MISC for an unknown one (as the reference prints it). */
+/* Module name, MISC for an unknown one (as NVIDIA's rshim prints it). */
 static const char *
 rsh_log_mod_name(uint64_t hdr)
 {
@@ -184,7 +184,7 @@ rsh_log_msg(uint64_t hdr, const uint64_t *words, unsigned int len,
 		memcpy(text + 8 * i, &words[i], 8); /* little-endian ASCII, §5.6 */
 	text[8 * len] = '\0';
 	if (lvl >= RTE_DIM(rsh_log_levels))
-		lvl = 0; /* an unknown level prints as INFO, as the reference does */
+		lvl = 0; /* an unknown level prints as INFO, as NVIDIA's rshim does */
 	rsh_log_format(text, RSH_LOG_HDR__HAS_ARG(hdr) != 0, RSH_LOG_HDR__ARG(hdr),
 		       body, sizeof(body));
 	rsh_log_rec_init(&recs[0], hdr, lvl);
@@ -247,7 +247,7 @@ rsh_log_decode_words(const uint64_t *words, unsigned int n,
 		struct rsh_log_rec *r = room ? recs + out : NULL;
 
 		if (i + 1 + len > n)
-			break; /* wrapped: the reference stops here too */
+			break; /* wrapped: NVIDIA's rshim stops here too */
 		switch (RSH_LOG_HDR__TYPE(hdr)) {
 		case RSH_LOG_TYPE_MSG:
 			out += len == 0 ? 0 : rsh_log_msg(hdr, words + i + 1, len, r, room);

@@ -203,7 +203,7 @@ rsh_misc_set_action(struct rsh_dev *dev, const char *key, const char *val)
 	return 1;
 }
 
-/* Keys the reference has that rshim-pmd refuses, with the reason. */
+/* Keys NVIDIA's rshim has that rshim-pmd refuses, with the reason. */
 static int
 rsh_misc_set_unsupported(struct rsh_dev *dev, const char *key)
 {

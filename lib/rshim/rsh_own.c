@@ -127,7 +127,7 @@ rsh_own_chk_fabric(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 	if (rsh_reg_val_is_bad(v))
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(100));
 	if (v == 0)
-		RSH_DEV_LOG(INFO, c->dev, "FABRIC_DIM reads 0 after %u tries; going on (the reference daemon accepts it too)",
+		RSH_DEV_LOG(INFO, c->dev, "FABRIC_DIM reads 0 after %u tries; going on (NVIDIA's rshim daemon accepts it too)",
 			    RSH_OWN_FABRIC_TRIES);
 	c->state = RSH_OC_CLEAR;
 	return rsh_cmd_again(c, now, now);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # rshim-pmd-app control options end to end on the emulator: --misc (the
-# reference's text format), --misc-set, --reg (bounds, alignment, JSON),
+# text format of NVIDIA's rshim), --misc-set, --reg (bounds, alignment, JSON),
 # --log, --reset, --drop; bad input gives a line and exit 2.
 #   test_app_ctl.sh APP
 set -u
