@@ -47,6 +47,7 @@ struct rsh_app {
 	struct rsh_boot_opts boot;
 	uint64_t bench_max_bytes;
 	double bench_seconds;
+	bool bench_json;           /* --json: benchmark results as JSON */
 	bool no_huge_forced;
 	/* TM FIFO channels (console.c, net.c) */
 	bool console;              /* --console */

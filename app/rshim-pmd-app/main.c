@@ -31,7 +31,7 @@ enum {
 	OPT_TIMEOUT, OPT_RESET_DELAY, OPT_SKIP_RESET, OPT_LOG_WAIT, OPT_NO_LOG,
 	OPT_BUSY_POLL, OPT_MAX_SLEEP, OPT_BENCH, OPT_BENCH_SIZE, OPT_BENCH_TIME,
 	OPT_SYSFS_ROOT, OPT_FORCE_ID, OPT_MAPPING, OPT_PROGRESS, OPT_NO_PROGRESS,
-	OPT_QUIET, OPT_HELP, OPT_VERSION,
+	OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_JSON,
 	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_LINGER,
 };
 
@@ -51,6 +51,7 @@ static const struct option rsh_app_opts[] = {
 	{ "bench", required_argument, NULL, OPT_BENCH },
 	{ "bench-size", required_argument, NULL, OPT_BENCH_SIZE },
 	{ "bench-time", required_argument, NULL, OPT_BENCH_TIME },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "force-id", no_argument, NULL, OPT_FORCE_ID },
 	{ "mapping", required_argument, NULL, OPT_MAPPING },
@@ -90,9 +91,11 @@ rsh_app_usage(FILE *f, const char *prog)
 "                         ethdev = a DPDK port (rte_eth_from_rings) answering ARP\n"
 "                         and ping for --ip. Runs until Ctrl-C. --console and --net\n"
 "                         may be combined, and follow --push-boot in one command\n"
-"  --bench boot           boot FIFO benchmark on the emulator: drain rates\n"
-"                         unlimited, 1 GB/s, 200 MB/s, 20 MB/s, rshim-pmd's policy\n"
-"                         against the reference daemon's, one table\n"
+"  --bench boot           boot FIFO benchmark on the emulator, MMIO cost model on:\n"
+"                         BlueField-1/2/3, drain rates unlimited to 2 MB/s,\n"
+"                         rshim-pmd's policy against the reference daemon's\n"
+"  --bench install        both policies through an emulated install (fast firmware,\n"
+"                         long stalls, slow eMMC tail), compressed in time\n"
 "  --bench tmfifo         console and network channel benchmark on the emulator\n"
 "                         (MiB/s, packets/s, MMIO per KiB, RTT p50/p99, idle CPU;\n"
 "                         as root also TCP through tmfifo_net0 against a TAP baseline)\n"
@@ -132,6 +135,7 @@ rsh_app_usage(FILE *f, const char *prog)
 "Benchmark:\n"
 "  --bench-size SIZE      largest stream per configuration (256M)\n"
 "  --bench-time SEC       time budget per configuration (2)\n"
+"  --json                 --bench boot|install: results as JSON on stdout\n"
 "\n"
 "Other: --quiet, --help, --version\n"
 "\n"
@@ -229,6 +233,7 @@ rsh_app_opt_flag(struct rsh_app *app, int c)
 	case OPT_NO_PROGRESS: app->progress = 0; break;
 	case OPT_QUIET: app->quiet = true; break;
 	case OPT_CONSOLE: app->console = true; break;
+	case OPT_JSON: app->bench_json = true; break;
 	default: return false;
 	}
 	return true;
@@ -364,8 +369,8 @@ rsh_app_parse(struct rsh_app *app, int argc, char **argv, int *code)
 		return -1;
 	}
 	if (app->bench != NULL && strcmp(app->bench, "boot") != 0 &&
-	    strcmp(app->bench, "tmfifo") != 0) {
-		rsh_app_err("unknown benchmark '%s' (valid: boot, tmfifo)", app->bench);
+	    strcmp(app->bench, "install") != 0 && strcmp(app->bench, "tmfifo") != 0) {
+		rsh_app_err("unknown benchmark '%s' (valid: boot, install, tmfifo)", app->bench);
 		*code = RSH_EXIT_USAGE;
 		return -1;
 	}
