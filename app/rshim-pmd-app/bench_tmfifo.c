@@ -74,6 +74,14 @@ rsh_tb_now(void)
 	return rsh_app_ns() / 1e9;
 }
 
+/* True until the deadline passes or Ctrl-C was pressed. */
+static bool
+rsh_tb_running(double until)
+{
+	return rsh_tb_now() < until &&
+	       !__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED);
+}
+
 /* Open sim:bf3 (booted, built-in responder) and start a poller. */
 static int
 rsh_tb_open(struct rsh_tb *b, bool busy)
@@ -203,7 +211,7 @@ rsh_tb_run_rtt(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	unsigned int n = 0;
 
 	rsh_tb_rtt(b, c->len); /* warm-up: ARP-free, but wakes both sides */
-	while (n < RSH_TB_MAX_SAMPLES && rsh_tb_now() < until) {
+	while (n < RSH_TB_MAX_SAMPLES && rsh_tb_running(until)) {
 		v = rsh_tb_rtt(b, c->len);
 		if (v < 0) {
 			r->rc = -ETIMEDOUT;
@@ -249,7 +257,7 @@ rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	rsh_dev_mmio_stats(b->dev, &m0);
 	t0 = rsh_tb_now();
 	until = t0 + b->app->bench_seconds;
-	while (rsh_tb_now() < until) {
+	while (rsh_tb_running(until)) {
 		while (inflight < RSH_TB_WINDOW && (m = rsh_tb_ping(b, c->len)) != NULL) {
 			if (rsh_tmfifo_net_tx_burst(b->dev, &m, 1) != 1) {
 				rte_pktmbuf_free(m);
@@ -282,7 +290,7 @@ rsh_tb_run_console(struct rsh_tb *b, const struct rsh_tb_case *c,
 	rsh_dev_mmio_stats(b->dev, &m0);
 	t0 = rsh_tb_now();
 	until = t0 + b->app->bench_seconds;
-	while (rsh_tb_now() < until) {
+	while (rsh_tb_running(until)) {
 		if (sent - got < 64 * 1024) {
 			k = rsh_tmfifo_console_write(b->dev, line, sizeof(line));
 			sent += k;
@@ -301,12 +309,13 @@ static void
 rsh_tb_run_idle(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row *r)
 {
 	double idle = b->app->bench_seconds * 2, c0, t0, v;
-	struct timespec ts = { (time_t)idle, (long)((idle - (time_t)idle) * 1e9) };
+	struct timespec ts = { 0, 50000000 };
 
 	rsh_tb_rtt(b, c->len);
 	c0 = rsh_poller_cpu_seconds(b->p);
 	t0 = rsh_tb_now();
-	nanosleep(&ts, NULL);
+	while (rsh_tb_running(t0 + idle)) /* Ctrl-C ends the wait at once */
+		nanosleep(&ts, NULL);
 	r->cpu_pct = 100.0 * (rsh_poller_cpu_seconds(b->p) - c0) / (rsh_tb_now() - t0);
 	v = rsh_tb_rtt(b, c->len);
 	r->rc = v < 0 ? -ETIMEDOUT : 0;
@@ -542,6 +551,8 @@ rsh_app_bench_tmfifo(struct rsh_app *app)
 		const struct rsh_tb_case *c = &rsh_tb_cases[i];
 		struct rsh_tb b = { .app = app };
 
+		if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
+			break;
 		memset(&rows[i], 0, sizeof(rows[i]));
 		snprintf(rows[i].name, sizeof(rows[i].name), "%s", c->name);
 		rows[i].rc = rsh_tb_open(&b, c->busy);
@@ -552,6 +563,10 @@ rsh_app_bench_tmfifo(struct rsh_app *app)
 			code = RSH_EXIT_FAIL;
 		if (!app->quiet)
 			fprintf(stderr, "rshim-pmd-app: bench: %s done\n", c->name);
+	}
+	if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
+		rsh_app_err("bench: interrupted; nothing printed");
+		return RSH_EXIT_CANCEL;
 	}
 	rsh_tb_print(rows, RTE_DIM(rsh_tb_cases));
 	code = rsh_app_bench_tcp(app) != 0 && code == 0 ? RSH_EXIT_FAIL : code;

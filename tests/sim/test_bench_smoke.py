@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Smoke run of the boot benchmarks (not a benchmark: tiny rows).
+
+Checks that --bench boot and --bench install produce every row and column
+with sane values (no failed row, bytes moved, reads per MiB never below the
+floor one status read per credit allows, the reference model costing more
+status reads than rshim-pmd), the text table's labels, and that Ctrl-C stops
+a benchmark at once with exit 130 and no table.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
+ENV = dict(os.environ, RSHIM_PMD_NO_HUGE="1")
+CREDIT = 509  # words per status read: 512 - 3 (hardware-notes §3.3)
+FIELDS = ("gen", "drain_bps", "policy", "cost_model", "bytes", "time_s", "mib_s",
+          "pct_of_limit", "reads_per_mib", "writes_per_mib", "cpu_us_per_mib",
+          "wakeups_per_mib", "partial", "rc")
+
+
+def run(*args, timeout=60):
+    return subprocess.run([APP, "--quiet", *args], capture_output=True, text=True,
+                          env=ENV, timeout=timeout)
+
+
+class BenchSmoke(unittest.TestCase):
+    def test_boot_json(self):
+        p = run("--bench", "boot", "--bench-time", "0.05", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        rows = d["rows"]
+        gens = {r["gen"] for r in rows}
+        self.assertEqual(gens, {"bf1", "bf2", "bf3"})
+        self.assertEqual(len(rows) % 2, 0)
+        for r in rows:
+            for f in FIELDS:
+                self.assertIn(f, r)
+            self.assertEqual(r["rc"], 0, r)
+            self.assertGreater(r["bytes"], 0, r)
+            self.assertGreater(r["mib_s"], 0, r)
+            self.assertGreaterEqual(r["cpu_us_per_mib"], 0, r)
+            # every byte is one posted write per 8 bytes
+            self.assertAlmostEqual(r["writes_per_mib"], 131072, delta=200)
+            floor = 131072 / CREDIT
+            if r["gen"] == "bf1":  # plus the reads BF1's drain rule needs
+                floor *= 1 + (CREDIT - 1) // 15
+            self.assertGreaterEqual(r["reads_per_mib"], floor * 0.99, r)
+        cost = [r for r in rows if r["cost_model"]]
+        self.assertGreater(len(cost), len(rows) // 2)
+        for pmd, ref in zip(rows[0::2], rows[1::2]):
+            self.assertEqual((pmd["policy"], ref["policy"]), ("rshim-pmd", "reference"))
+            self.assertEqual((pmd["gen"], pmd["drain_bps"]), (ref["gen"], ref["drain_bps"]))
+            if pmd["drain_bps"] == 20e6 and pmd["gen"] != "bf1":
+                self.assertLess(pmd["reads_per_mib"], ref["reads_per_mib"], (pmd, ref))
+
+    def test_install_text(self):
+        p = run("--bench", "install", "--bench-time", "0.1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        for word in ("install profile", "rshim-pmd", "reference", "time s", "CPU s",
+                     "reads", "wakeups", "rshim-pmd / reference"):
+            self.assertIn(word, out)
+        pmd = [l for l in out.splitlines() if l.startswith("rshim-pmd ")][0].split()
+        ref = [l for l in out.splitlines() if l.startswith("reference ")][0].split()
+        self.assertGreater(float(pmd[1]), 0)
+        self.assertGreater(float(ref[1]), 0)
+        self.assertNotIn("failed", out)
+
+    def test_ctrl_c_exits_130(self):
+        proc = subprocess.Popen([APP, "--quiet", "--bench", "boot", "--bench-time", "5"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=ENV)
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertNotIn("MiB/s", out)
+        self.assertIn("interrupted", err)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
