@@ -72,6 +72,10 @@ rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
 	r->time_s = RTE_MAX(stream_s - emu, 0.0) + charged;
 	r->emu_cpu_s = emu;
 	r->host_cpu_s = (host > 0 ? host : 0) + charged;
+	if (!r->cfg.cost) { /* emulator CPU rows: everything, as measured */
+		r->time_s = stream_s;
+		r->host_cpu_s = b->cpu_s - a->cpu_s;
+	}
 	r->reads = b->reads - a->reads + b->drain_reads - a->drain_reads;
 	r->writes = b->writes - a->writes;
 	r->wakeups = b->nvcsw - a->nvcsw;
@@ -118,12 +122,14 @@ rsh_bench_pattern(void)
 	return buf;
 }
 
-/* Words per status read the driver can write: its assumed depth - 3. */
+/* Words per status read rshim-pmd can write: the depth it assumes - 3
+ * (BlueField-3 1024 words, others 512). */
 static double
 rsh_bench_credit(const char *gen)
 {
-	RTE_SET_USED(gen);
-	return RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE;
+	uint32_t depth = strcmp(gen, "bf3") == 0 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+
+	return depth - RSH_BOOT_FIFO_RESERVE;
 }
 
 /* Floor of status reads per MiB: one per full credit, and on BF1 the

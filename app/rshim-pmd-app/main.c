@@ -31,7 +31,7 @@ enum {
 	OPT_TIMEOUT, OPT_RESET_DELAY, OPT_SKIP_RESET, OPT_LOG_WAIT, OPT_NO_LOG,
 	OPT_BUSY_POLL, OPT_MAX_SLEEP, OPT_BENCH, OPT_BENCH_SIZE, OPT_BENCH_TIME,
 	OPT_SYSFS_ROOT, OPT_FORCE_ID, OPT_MAPPING, OPT_PROGRESS, OPT_NO_PROGRESS,
-	OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_JSON,
+	OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_JSON, OPT_BOOT_FIFO,
 	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_LINGER,
 };
 
@@ -52,6 +52,7 @@ static const struct option rsh_app_opts[] = {
 	{ "bench-size", required_argument, NULL, OPT_BENCH_SIZE },
 	{ "bench-time", required_argument, NULL, OPT_BENCH_TIME },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "boot-fifo-words", required_argument, NULL, OPT_BOOT_FIFO },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "force-id", no_argument, NULL, OPT_FORCE_ID },
 	{ "mapping", required_argument, NULL, OPT_MAPPING },
@@ -115,6 +116,8 @@ rsh_app_usage(FILE *f, const char *prog)
 "  --reset-delay MS       wait after the ARM reset (default per generation:\n"
 "                         BF3 3.5 s, BF1/BF2 5.5 s; the emulator says its own)\n"
 "  --skip-reset           no BOOT_CONTROL=0 / reset key (deferred upgrades)\n"
+"  --boot-fifo-words 512|1024  boot FIFO depth to assume (default: BlueField-3\n"
+"                         1024, BlueField-1/2 512; 512 is the safe fallback)\n"
 "  --log-wait SEC         wait up to SEC for \"DPU is ready\" in the boot log (10)\n"
 "  --no-log               do not read the boot log after the push\n"
 "  --progress, --no-progress  progress bar (default: on a TTY; plain lines otherwise)\n"
@@ -297,6 +300,10 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 	case OPT_BENCH_SIZE:
 		rc = rsh_app_parse_size(arg, &app->bench_max_bytes) < 0 ||
 		     app->bench_max_bytes < 1024 * 1024 ? -EINVAL : 0;
+		break;
+	case OPT_BOOT_FIFO:
+		rc = rsh_app_parse_size(arg, &v) < 0 || (v != 512 && v != 1024) ? -EINVAL : 0;
+		app->boot.fifo_words = (uint32_t)v;
 		break;
 	case OPT_BENCH_TIME:
 		rc = rsh_app_parse_seconds(arg, &app->bench_seconds) < 0 ||

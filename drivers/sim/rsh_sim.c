@@ -493,7 +493,8 @@ rsh_sim_power_on(struct rsh_sim *sim)
 
 	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,
 		.cap = RSH_SIM_BOOT_DEPTH_MAX,
-		.depth = bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
+		.depth = sim->cfg.boot_depth ? sim->cfg.boot_depth :
+			 bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
 	sim->htt = (struct rsh_sim_fifo){ .w = sim->htt_w,
 		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
 	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,

@@ -41,6 +41,8 @@
  *   rd_ns=<n>           cost of one 64-bit read, ns (default 1000; sets cost=1)
  *   wr_ns=<n>           cost of one posted 64-bit write, ns (default 100;
  *                       sets cost=1)
+ *   bootdepth=<512|1024> boot FIFO depth in words (default: 1024 on BF3,
+ *                       512 on BF1/BF2), e.g. a BF3 shallower than thought
  *   profile=install[/N] drain like a whole install (fast firmware, long
  *                       stalls, slow eMMC tail), N times compressed; not
  *                       with stall=
@@ -63,7 +65,8 @@ const char rsh_sim_args_valid[] =
 	"drain=<rate>, stall=<dur>@<offset>, gone@<offset>, resetwin=<dur>, "
 	"resetdelay=<dur>, rev=<0-255>, bootctl=<0-3>, booted=1, "
 	"peer=N|none, ctrl=ignore, armpoll=<dur>, corrupt@N, oversize@N, "
-	"cost=0|1, rd_ns=<n>, wr_ns=<n>, profile=install[/N], armstall=<dur>@N";
+	"cost=0|1, rd_ns=<n>, wr_ns=<n>, profile=install[/N], bootdepth=512|1024, "
+	"armstall=<dur>@N";
 
 #define RSH_SIM_EXP_RATE "<rate>: bytes/s with optional K/M/G = 10^3/10^6/10^9, 0 = unlimited, e.g. drain=200M"
 #define RSH_SIM_EXP_SIZE "<offset>: bytes with optional K/M/G = 2^10/2^20/2^30, e.g. 64M"
@@ -343,6 +346,16 @@ rsh_sim_opt_wrns(struct rsh_sim_cfg *cfg, const char *v)
 	       cfg->wr_ns > 1000000 ? -EINVAL : 0;
 }
 
+/* bootdepth=512|1024 */
+static int
+rsh_sim_opt_bootdepth(struct rsh_sim_cfg *cfg, const char *v)
+{
+	if (strcmp(v, "512") != 0 && strcmp(v, "1024") != 0)
+		return -EINVAL;
+	cfg->boot_depth = (uint32_t)atoi(v);
+	return 0;
+}
+
 /* The option table: key, separator, setter, expected-value text. */
 static const struct rsh_sim_opt {
 	const char *key;
@@ -374,6 +387,7 @@ static const struct rsh_sim_opt {
 	{ "cost", '=', false, rsh_sim_opt_cost, "0 or 1" },
 	{ "rd_ns", '=', false, rsh_sim_opt_rdns, "nanoseconds 0-1000000" },
 	{ "wr_ns", '=', false, rsh_sim_opt_wrns, "nanoseconds 0-1000000" },
+	{ "bootdepth", '=', false, rsh_sim_opt_bootdepth, "512 or 1024" },
 	{ "profile", '=', false, rsh_sim_profile_set,
 	  "install or install/N (N 1-10000), not with stall=" },
 };

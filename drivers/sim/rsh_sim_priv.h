@@ -68,6 +68,7 @@ struct rsh_sim_cfg {
 	uint8_t bootctl;             /* BOOT_CONTROL at power-on */
 	struct rsh_sim_arm_cfg arm;
 	/* MMIO cost model and install profile (rsh_sim_cost.c) */
+	uint32_t boot_depth;         /* bootdepth=: boot FIFO words, 0 = the generation's */
 	bool cost_on;                /* cost=1, or rd_ns=/wr_ns= given */
 	uint64_t rd_ns, wr_ns;       /* per 64-bit read / posted write */
 	unsigned int prof_scale;     /* profile=install: 1/N of the bytes and stalls, 0 = off */

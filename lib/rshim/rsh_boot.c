@@ -39,6 +39,23 @@ rsh_boot_opts_default(struct rsh_boot_opts *o)
 	o->policy = RSH_BOOT_POLICY_CREDIT;
 }
 
+/*
+ * Boot FIFO depth of a push. BlueField-3's is 1024 words: NVIDIA's BF3 USB
+ * path fills it to 8192 - 8 x count bytes per transfer (hardware-notes
+ * §D6.1, §1.10), while its PCIe path assumes 512 for every generation
+ * (§1.5 notes). It is one FIFO whatever the transport, so the PCIe path
+ * uses 1024 on BF3 too (half the status reads at fast drain); fifo_words
+ * = 512 is the fallback should a BF3 part turn out shallower (words past
+ * the depth would be dropped, §D6.1).
+ */
+static uint32_t
+rsh_boot_fifo_words(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
+{
+	if (o->fifo_words != 0)
+		return o->fifo_words;
+	return dev->be->gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+}
+
 /* Milliseconds to cycles. */
 static uint64_t
 rsh_ms_to_cycles(uint64_t ms)
@@ -217,6 +234,13 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		rsh_boot_opts_default(&b->opts);
 	if (b->opts.stall_timeout_ms == 0)
 		b->opts.stall_timeout_ms = 300000;
+	if (b->opts.fifo_words != 0 &&
+	    (b->opts.fifo_words < 64 || b->opts.fifo_words > RSH_BF3_BOOT_FIFO_DEPTH)) {
+		rsh_err_set("%s: boot FIFO depth %u words is out of range (64-%u; 512 is the safe fallback)",
+			    dev->name, b->opts.fifo_words, RSH_BF3_BOOT_FIFO_DEPTH);
+		free(b);
+		return -EINVAL;
+	}
 	pthread_mutex_lock(&dev->ctl_lock);
 	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push is already running", dev->name);
@@ -232,6 +256,7 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 	rsh_dev_mmio_stats(dev, &b->mmio_start);
 	b->start_tsc = rte_get_timer_cycles();
 	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
+	b->credit_max = rsh_boot_fifo_words(dev, &b->opts) - RSH_BOOT_FIFO_RESERVE;
 	b->last_progress = b->start_tsc;
 	/* Pairs with the acquire load in rsh_boot_poll(): the job is complete. */
 	__atomic_store_n(&dev->boot, b, __ATOMIC_RELEASE);
