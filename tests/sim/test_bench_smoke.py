@@ -11,6 +11,7 @@ a benchmark at once with exit 130 and no table.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import time
 import unittest
 
 APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
+DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
 ENV = dict(os.environ, RSHIM_PMD_NO_HUGE="1")
 CREDIT = {"bf1": 509, "bf2": 509, "bf3": 1021}  # depth - 3 (hardware-notes §3.3, §D6.1)
 FIELDS = ("gen", "drain_bps", "policy", "cost_model", "bytes", "time_s", "mib_s",
@@ -73,6 +75,29 @@ class BenchSmoke(unittest.TestCase):
         self.assertGreater(float(pmd[1]), 0)
         self.assertGreater(float(ref[1]), 0)
         self.assertNotIn("failed", out)
+
+    def reads_per_mib(self, p):
+        m = re.search(r"MMIO per MiB: ([0-9.]+) reads", p.stdout)
+        self.assertIsNotNone(m, p.stdout + p.stderr)
+        return float(m.group(1))
+
+    def test_bf3_depth(self):
+        """BF3 pushes assume 1024 words (one status read per 1021 words);
+        --boot-fifo-words 512 is the fallback that a 512-word FIFO needs."""
+        p = run("--device", "sim:bf3", "--push-boot", DEMO, "--log-wait", "5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertLess(self.reads_per_mib(p), 131072 / 1021 * 1.05)
+        shallow = "sim:bf3,bootdepth=512,drain=200M"
+        p = run("--device", shallow, "--boot-fifo-words", "512", "--push-boot", DEMO,
+                "--log-wait", "5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(self.reads_per_mib(p), 131072 / 509 * 0.99)
+        p = run("--device", shallow, "--push-boot", DEMO, "--log-wait", "5")
+        self.assertEqual(p.returncode, 7, p.stdout + p.stderr)  # words dropped: bad CRC
+        self.assertIn("CRC", p.stdout)
+        p = run("--device", "sim:bf3", "--boot-fifo-words", "600", "--push-boot", DEMO)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--boot-fifo-words", p.stderr)
 
     def test_ctrl_c_exits_130(self):
         proc = subprocess.Popen([APP, "--quiet", "--bench", "boot", "--bench-time", "5"],
