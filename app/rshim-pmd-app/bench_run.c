@@ -231,7 +231,9 @@ rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res 
 		rsh_boot_cancel(b);
 	rsh_boot_close(b, &st);
 	rsh_bench_snap(dev, &z);
-	rsh_bench_fill(r, &a, &z, st.elapsed_ns / 1e9);
+	/* wall time measured here: the engine's elapsed_ns is not used (it
+	 * overflowed past ~7 s in rshim-pmd 0.1) */
+	rsh_bench_fill(r, &a, &z, z.wall_s - a.wall_s);
 	r->bytes = st.bytes_pushed;
 	r->partial = r->rc == -ECANCELED;
 	if (r->partial && !rsh_bench_cancelled())
