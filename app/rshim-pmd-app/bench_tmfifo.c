@@ -34,6 +34,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "bench_tmfifo.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 
@@ -80,6 +81,13 @@ static double
 rsh_tb_now(void)
 {
 	return rsh_app_ns() / 1e9;
+}
+
+/* True once Ctrl-C was pressed. */
+bool
+rsh_bench_tmfifo_cancelled(void)
+{
+	return __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED) != 0;
 }
 
 /* True until the deadline passes or Ctrl-C was pressed. */
@@ -230,11 +238,22 @@ rsh_tb_run_rtt(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	}
 	if (n == 0)
 		return;
-	qsort(s, n, sizeof(s[0]), rsh_tb_cmp);
+	rsh_bench_tmfifo_pctl(s, n, &r->p50_us, &r->p99_us);
 	r->n = n;
-	r->p50_us = s[n / 2];
-	r->p99_us = s[(n * 99) / 100];
 	r->max_us = s[n - 1];
+}
+
+/* Median and 99th percentile of n samples (sorted in place). */
+void
+rsh_bench_tmfifo_pctl(double *s, unsigned int n, double *p50, double *p99)
+{
+	if (n == 0) {
+		*p50 = *p99 = 0;
+		return;
+	}
+	qsort(s, n, sizeof(s[0]), rsh_tb_cmp);
+	*p50 = s[n / 2];
+	*p99 = s[(n * 99) / 100];
 }
 
 /* Throughput figures of a case from bytes and messages moved. */
@@ -422,6 +441,38 @@ rsh_tb_print(const struct rsh_tb_row *rows, unsigned int n)
 			printf("idle: poll lcore %.2f %% of a core; first packet after the idle period %.1f us\n",
 			       rows[i].cpu_pct, rows[i].p50_us);
 	printf("(MiB/s and MMIO per KiB count the bytes of both directions; targets: busy-poll p50 < 100 us,\n first packet after idle < 1500 us, idle CPU < 2 %%)\n");
+}
+
+/* The reference daemon's schedule beside rshim-pmd's rows. */
+static int
+rsh_tb_print_ref(struct rsh_app *app, const struct rsh_tb_row *rows, unsigned int n)
+{
+	const struct rsh_tb_row *rtt = NULL, *idle = NULL, *net = NULL;
+	struct rsh_tb_ref ref;
+	int rc = rsh_bench_tmfifo_ref(app, &ref);
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!strcmp(rows[i].name, "rtt 64 B, default policy"))
+			rtt = &rows[i];
+		else if (!strncmp(rows[i].name, "idle", 4))
+			idle = &rows[i];
+		else if (!strcmp(rows[i].name, "net 1500 B, cost model"))
+			net = &rows[i];
+	}
+	if (rtt == NULL || idle == NULL || net == NULL)
+		return -EINVAL;
+	printf("\nagainst the reference daemon's TM FIFO schedule (1 ms tick, net every 10th tick\n"
+	       "when idle; modelled on its code, same emulator)%s\n", rc < 0 ? "  (failed)" : "");
+	printf("%-44s %12s %12s\n", "", "rshim-pmd", "reference");
+	printf("%-44s %12.1f %12.1f\n", "rtt 64 B p50, us", rtt->p50_us, ref.rtt_p50_us);
+	printf("%-44s %12.1f %12.1f\n", "rtt 64 B p99, us", rtt->p99_us, ref.rtt_p99_us);
+	printf("%-44s %12.1f %12.1f\n", "first packet after the idle period, us",
+	       idle->p50_us, ref.idle_first_us);
+	printf("%-44s %12.2f %12.2f\n", "idle CPU, % of a core", idle->cpu_pct, ref.idle_cpu_pct);
+	printf("%-44s %12s %12.0f\n", "idle wake-ups per second", "-", ref.idle_wakeups_s);
+	printf("%-44s %12.2f %12.2f\n", "net 1500 B echo, DPU->host MiB/s (cost model)",
+	       net->rx_mib_s, ref.net_rx_mib_s);
+	return rc;
 }
 
 /* --- tcp: iperf3 through tmfifo_net0 against a TAP-to-TAP forwarder --- */
@@ -632,6 +683,12 @@ rsh_app_bench_tmfifo(struct rsh_app *app)
 		return RSH_EXIT_CANCEL;
 	}
 	rsh_tb_print(rows, RTE_DIM(rsh_tb_cases));
+	if (rsh_tb_print_ref(app, rows, RTE_DIM(rsh_tb_cases)) < 0)
+		code = RSH_EXIT_FAIL;
+	if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
+		rsh_app_err("bench: interrupted");
+		return RSH_EXIT_CANCEL;
+	}
 	if (getenv("RSH_BENCH_NO_TCP") != NULL) /* shared machines, CI */
 		return code;
 	code = rsh_app_bench_tcp(app) != 0 && code == 0 ? RSH_EXIT_FAIL : code;
