@@ -57,8 +57,8 @@ rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
 	unsigned long n = 0;
 
 	if (strcmp(key, "none") != 0 &&
-	    rsh_svc_conf_uint(key + 5, RSH_SVC_MAX_DEVS * 4, &n) < 0) {
-		*why = "rshimN needs a number N (0-63)";
+	    rsh_svc_conf_uint(key + 5, 255, &n) < 0) {
+		*why = "rshimN needs a number N (0-255)";
 		return -EINVAL;
 	}
 	if (rsh_dev_check(rsh_svc_conf_devname(val)) < 0) {

@@ -168,7 +168,7 @@ rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
 				return -1;
 			break;
 		case 'i': case 'l':
-			if (rsh_svc_opt_num(c == 'i' ? "-i" : "-l", optarg, c == 'i' ? 63 : 4, &v) < 0)
+			if (rsh_svc_opt_num(c == 'i' ? "-i" : "-l", optarg, c == 'i' ? 255 : 4, &v) < 0)
 				return -1;
 			*(c == 'i' ? &s->first_index : &s->log_level) = (int)v;
 			break;
