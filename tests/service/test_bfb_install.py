@@ -72,7 +72,7 @@ class BfbInstallTest(unittest.TestCase):
         node = self.start()
         self.assertTrue(os.path.exists(os.path.join(node, "boot")))
         dev_name = re.search(r"(?m)^DEV_NAME\s+(\S+)", self.misc(node)).group(1)
-        self.assertEqual(dev_name, "sim:bf3,drain=400M")
+        self.assertEqual(dev_name, "sim:bf3,drain=400M,peer=none")
         chip = re.search(r"(?m)^DEV_INFO\s+(\S+)", self.misc(node)).group(1)
         self.assertEqual(chip[:11], "BlueField-3")
         # clear_sp2_267: SP2 &= ~196, SWINT = 4.
