@@ -3,11 +3,12 @@
  * The emulated BlueField rshim function: the register file, the backend
  * ops and the "sim" backend driver.
  *
- * Offsets come only from the core's table (rsh_regmap_init); a reverse
- * lookup turns a BAR offset back into a table register to find its side
- * effects. Registers outside the table are plain 64-bit storage (reads of
- * never-written ones return 0). Facts: reference/rshim-host-interface.md
- * §1.3-§1.5, §3, §5.6, §10; dpu-side-tmfifo.md §1, §6, §7, §8.
+ * Offsets come from the emulator's own table (rsh_sim_regs.c, written
+ * from the hardware notes, never from the driver's); a reverse lookup
+ * built from it turns a BAR offset back into a register to find its side
+ * effects, and agrees with rsh_sim_reg_decode(). Registers outside the
+ * table are plain 64-bit storage (reads of never-written ones return 0).
+ * Facts: hardware-notes §1.3-§1.5, §3, §5.6, §10; §D1, §D6, §D7, §D8.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,13 +25,12 @@
 #define RSH_SIM_FABRIC_DIM_BF12 0x22ull
 #define RSH_SIM_FABRIC_DIM_BF3 0x33ull
 /* UPTIME rate: 200 MHz on BF3 (§1.5); BF1/BF2 use the same rate
- * (inferred: the reference gives no rate for them). */
-#define RSH_SIM_UPTIME_HZ RSH_UPTIME_HZ_BF3
+ * (inferred: the hardware notes give no rate for them). */
 /* TM FIFO CTL reset value: MAX_ENTRIES 256, HWM 128, LWM 128
  * (dpu-side-tmfifo.md §1.2). */
 #define RSH_SIM_TM_CTL_RESET \
-	((uint64_t)RSH_TM_FIFO_SIZE << RSH_TM_CTL__MAX_ENTRIES_SHIFT | \
-	 128ull << RSH_TM_CTL__HWM_SHIFT | 128ull)
+	((uint64_t)RSH_SIM_TM_DEPTH << RSH_SIM_TM_CTL_MAX_SHIFT | \
+	 128ull << RSH_SIM_TM_CTL_HWM_SHIFT | 128ull)
 #define RSH_SIM_TM_CTL_RW 0xFFFFull /* LWM and HWM are writable */
 
 static const struct rsh_backend_ops rsh_sim_ops;
@@ -51,22 +51,25 @@ rsh_sim_lut_slot(uint32_t off)
 	return ((off >> 3) * 0x9E3779B1u) >> 26;
 }
 
-/* Build the BAR offset → register lookup from the core's table. */
+/* BAR offsets of every register, then the reverse lookup. */
 static int
-rsh_sim_lut_build(struct rsh_sim *sim)
+rsh_sim_map_init(struct rsh_sim *sim)
 {
 	unsigned int r, s;
 
 	RTE_BUILD_BUG_ON(RSH_SIM_LUT_SLOTS != 64 ||
-			 RSH_REG_COUNT * 2 > RSH_SIM_LUT_SLOTS);
-	for (r = 0; r < RSH_REG_COUNT; r++) {
-		s = rsh_sim_lut_slot(sim->map.off[r]);
+			 RSH_SIM_REG_COUNT * 2 > RSH_SIM_LUT_SLOTS);
+	sim->bar_size = rsh_sim_bar_size(sim->cfg.gen);
+	for (r = 0; r < RSH_SIM_REG_COUNT; r++) {
+		if (rsh_sim_reg_bar_off(sim->cfg.gen, r, &sim->off[r]) < 0)
+			return -EINVAL;
+		s = rsh_sim_lut_slot(sim->off[r]);
 		while (sim->lut[s].reg1 != 0) {
-			if (sim->lut[s].off == sim->map.off[r])
+			if (sim->lut[s].off == sim->off[r])
 				return -EINVAL; /* two registers, one offset */
 			s = (s + 1) % RSH_SIM_LUT_SLOTS;
 		}
-		sim->lut[s].off = sim->map.off[r];
+		sim->lut[s].off = sim->off[r];
 		sim->lut[s].reg1 = (uint8_t)(r + 1);
 	}
 	return 0;
@@ -109,9 +112,9 @@ rsh_sim_gate_val(struct rsh_sim *sim, enum rsh_sim_gate g, unsigned int n)
 {
 	if (g == RSH_SIM_RESET) {
 		RSH_SIM_ST_ADD(sim, reset_reads, n);
-		return RSH_BAD_ACCESS1;
+		return RSH_SIM_BAD_ACCESS;
 	}
-	return RSH_ALL_ONES;
+	return RSH_SIM_ALL_ONES;
 }
 
 /* TSC cycles into UPTIME cycles. */
@@ -127,8 +130,8 @@ rsh_sim_tm_reset(struct rsh_sim *sim)
 {
 	rsh_sim_fifo_clear(&sim->htt);
 	rsh_sim_fifo_clear(&sim->tth);
-	*rsh_sim_reg(sim, RSH_TM_HOST_TO_TILE_CTL) = RSH_SIM_TM_CTL_RESET;
-	*rsh_sim_reg(sim, RSH_TM_TILE_TO_HOST_CTL) = RSH_SIM_TM_CTL_RESET;
+	*rsh_sim_reg(sim, RSH_SIM_REG_HTT_CTL) = RSH_SIM_TM_CTL_RESET;
+	*rsh_sim_reg(sim, RSH_SIM_REG_TTH_CTL) = RSH_SIM_TM_CTL_RESET;
 }
 
 /* ARM reset by the key (§3.2 step 6, §10 item 3): a window of bad reads,
@@ -147,8 +150,8 @@ rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
 	if (sim->arm != NULL && sim->arm->arm_reset != NULL)
 		sim->arm->arm_reset(sim);
 	RSH_DEV_LOG(DEBUG, &sim->be, "ARM reset, boot mode %u",
-		    (unsigned int)(*rsh_sim_reg(sim, RSH_BOOT_CONTROL) &
-				   RSH_BOOT_CONTROL__MODE_MASK));
+		    (unsigned int)(*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) &
+				   RSH_SIM_BOOTMODE_MASK));
 }
 
 /*
@@ -161,15 +164,15 @@ rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
 static void
 rsh_sim_reset_write(struct rsh_sim *sim, uint64_t v, uint64_t now)
 {
-	uint64_t *m = rsh_sim_reg(sim, RSH_RESET_CONTROL);
+	uint64_t *m = rsh_sim_reg(sim, RSH_SIM_REG_RESET_CONTROL);
 
-	if ((v & RSH_RESET_CONTROL__KEY_MASK) != RSH_RESET_CONTROL__KEY) {
+	if ((v & RSH_SIM_RESET_KEY_MASK) != RSH_SIM_RESET_KEY) {
 		*m = v;
 		return;
 	}
-	*m = v & ~RSH_RESET_CONTROL__KEY_MASK;
-	if ((v & RSH_RESET_CONTROL__DISABLE_MASK) != 0) {
-		*m |= RSH_RESET_CONTROL__REQ_PND_MASK;
+	*m = v & ~RSH_SIM_RESET_KEY_MASK;
+	if ((v & RSH_SIM_RESET_DISABLE) != 0) {
+		*m |= RSH_SIM_RESET_REQ_PND;
 		return;
 	}
 	rsh_sim_reset(sim, now);
@@ -192,16 +195,16 @@ rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
 
 	rsh_sim_arm_poll(sim, now);
 	switch (reg) {
-	case RSH_TM_HOST_TO_TILE_STS:
-		return sim->htt.count & RSH_TM_STS__COUNT_MASK;
-	case RSH_TM_TILE_TO_HOST_STS:
-		return sim->tth.count & RSH_TM_STS__COUNT_MASK;
-	case RSH_TM_TILE_TO_HOST_DATA:
+	case RSH_SIM_REG_HTT_STS:
+		return sim->htt.count & RSH_SIM_TM_COUNT_MASK;
+	case RSH_SIM_REG_TTH_STS:
+		return sim->tth.count & RSH_SIM_TM_COUNT_MASK;
+	case RSH_SIM_REG_TTH_DATA:
 		if (rsh_sim_fifo_pop(&sim->tth, &v, 1) == 1)
 			return v;
 		RSH_SIM_ST_ADD(sim, tth_empty_reads, 1);
-		return RSH_ALL_ONES; /* empty: no state change */
-	case RSH_TM_HOST_TO_TILE_DATA:
+		return RSH_SIM_ALL_ONES; /* empty: no state change */
+	case RSH_SIM_REG_HTT_DATA:
 		return 0;
 	default: /* CTL */
 		return *rsh_sim_reg(sim, reg);
@@ -217,12 +220,12 @@ rsh_sim_tm_write(struct rsh_sim *sim, int reg, uint64_t v, uint64_t now)
 
 	rsh_sim_arm_poll(sim, now);
 	switch (reg) {
-	case RSH_TM_HOST_TO_TILE_DATA:
+	case RSH_SIM_REG_HTT_DATA:
 		if (rsh_sim_fifo_push(&sim->htt, &v, 1) == 0)
 			RSH_SIM_ST_ADD(sim, htt_overflows, 1);
 		return;
-	case RSH_TM_HOST_TO_TILE_CTL:
-	case RSH_TM_TILE_TO_HOST_CTL:
+	case RSH_SIM_REG_HTT_CTL:
+	case RSH_SIM_REG_TTH_CTL:
 		*m = (*m & ~RSH_SIM_TM_CTL_RW) | (v & RSH_SIM_TM_CTL_RW);
 		return;
 	default:
@@ -234,7 +237,7 @@ rsh_sim_tm_write(struct rsh_sim *sim, int reg, uint64_t v, uint64_t now)
 static bool
 rsh_sim_is_tm(int reg)
 {
-	return reg >= RSH_TM_HOST_TO_TILE_DATA && reg <= RSH_TM_TILE_TO_HOST_CTL;
+	return reg >= RSH_SIM_REG_HTT_DATA && reg <= RSH_SIM_REG_TTH_CTL;
 }
 
 /* One read of an open register. */
@@ -247,24 +250,24 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 	if (rsh_sim_is_tm(reg))
 		return rsh_sim_tm_read(sim, reg, now);
 	switch (reg) {
-	case RSH_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§6.1) */
+	case RSH_SIM_REG_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§6.1) */
 		rsh_sim_fifo_pop(&sim->boot, &v, 1);
 		return v;
-	case RSH_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
-		return sim->boot.count & RSH_BOOT_FIFO_COUNT__MASK;
-	case RSH_SEMAPHORE0: /* read returns the old value and takes it */
+	case RSH_SIM_REG_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
+		return sim->boot.count & RSH_SIM_BOOT_COUNT_MASK;
+	case RSH_SIM_REG_SEMAPHORE0: /* read returns the old value and takes it */
 		v = *m;
 		*m = 1;
 		return v;
-	case RSH_SCRATCH_BUF_CTL:
-		return sim->log_ptr & RSH_SCRATCH_BUF_CTL__IDX_MASK;
-	case RSH_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
+	case RSH_SIM_REG_SCRATCH_BUF_CTL:
+		return sim->log_ptr & RSH_SIM_LOG_IDX_MASK;
+	case RSH_SIM_REG_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
 		v = sim->log[sim->log_ptr];
-		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		sim->log_ptr = (sim->log_ptr + 1) & RSH_SIM_LOG_IDX_MASK;
 		return v;
-	case RSH_UPTIME:
+	case RSH_SIM_REG_UPTIME:
 		return rsh_sim_uptime(sim, now - sim->reset_tsc);
-	case RSH_UPTIME_POR:
+	case RSH_SIM_REG_UPTIME_POR:
 		return rsh_sim_uptime(sim, now - sim->por_tsc);
 	default:
 		return *m;
@@ -281,32 +284,32 @@ rsh_sim_reg_write(struct rsh_sim *sim, int reg, uint32_t off, uint64_t v,
 	if (rsh_sim_is_tm(reg))
 		return rsh_sim_tm_write(sim, reg, v, now);
 	switch (reg) {
-	case RSH_BOOT_FIFO_DATA:
+	case RSH_SIM_REG_BOOT_FIFO_DATA:
 		return rsh_sim_boot_write(sim, &v, 1, now);
-	case RSH_BOOT_FIFO_COUNT:
-	case RSH_FABRIC_DIM:
-	case RSH_UPTIME:
-	case RSH_UPTIME_POR:
+	case RSH_SIM_REG_BOOT_FIFO_COUNT:
+	case RSH_SIM_REG_FABRIC_DIM:
+	case RSH_SIM_REG_UPTIME:
+	case RSH_SIM_REG_UPTIME_POR:
 		return; /* read-only */
-	case RSH_RESET_CONTROL:
+	case RSH_SIM_REG_RESET_CONTROL:
 		return rsh_sim_reset_write(sim, v, now);
-	case RSH_BOOT_CONTROL:
+	case RSH_SIM_REG_BOOT_CONTROL:
 		*m = v;
 		RSH_SIM_ST_SET(sim, boot_control, v);
 		return;
-	case RSH_SEMAPHORE0: /* write 0 releases */
+	case RSH_SIM_REG_SEMAPHORE0: /* write 0 releases */
 		*m = v != 0;
 		if (v == 0)
 			rsh_sim_log_flush(sim);
 		return;
-	case RSH_SCRATCH_BUF_CTL: /* sets the read/write pointer */
-		sim->log_ptr = v & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+	case RSH_SIM_REG_SCRATCH_BUF_CTL: /* sets the read/write pointer */
+		sim->log_ptr = v & RSH_SIM_LOG_IDX_MASK;
 		return;
-	case RSH_SCRATCH_BUF_DAT:
+	case RSH_SIM_REG_SCRATCH_BUF_DAT:
 		sim->log[sim->log_ptr] = v;
-		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		sim->log_ptr = (sim->log_ptr + 1) & RSH_SIM_LOG_IDX_MASK;
 		return;
-	case RSH_ARM_WDG_CONTROL_WCS:
+	case RSH_SIM_REG_WDOG1_WCS:
 		*m = v;
 		RSH_SIM_ST_ADD(sim, wdog_writes, 1);
 		RSH_SIM_ST_SET(sim, wdog_last, v);
@@ -374,9 +377,9 @@ rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 	if (g != RSH_SIM_OPEN)
 		return;
 	reg = rsh_sim_lut_find(sim, off);
-	if (reg == RSH_BOOT_FIFO_DATA) {
+	if (reg == RSH_SIM_REG_BOOT_FIFO_DATA) {
 		rsh_sim_boot_write(sim, w, n, now);
-	} else if (reg == RSH_TM_HOST_TO_TILE_DATA) {
+	} else if (reg == RSH_SIM_REG_HTT_DATA) {
 		rsh_sim_arm_poll(sim, now);
 		k = rsh_sim_fifo_push(&sim->htt, w, n);
 		RSH_SIM_ST_ADD(sim, htt_overflows, n - k);
@@ -407,11 +410,11 @@ rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 		return;
 	}
 	reg = rsh_sim_lut_find(sim, off);
-	if (reg == RSH_TM_TILE_TO_HOST_DATA) {
+	if (reg == RSH_SIM_REG_TTH_DATA) {
 		rsh_sim_arm_poll(sim, now);
 		k = rsh_sim_fifo_pop(&sim->tth, w, n);
 		for (i = k; i < n; i++)
-			w[i] = RSH_ALL_ONES;
+			w[i] = RSH_SIM_ALL_ONES;
 		RSH_SIM_ST_ADD(sim, tth_empty_reads, n - k);
 		return;
 	}
@@ -455,18 +458,18 @@ rsh_sim_power_on(struct rsh_sim *sim)
 	bool bf3 = sim->cfg.gen == RSH_GEN_BF3;
 
 	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,
-		.cap = RSH_SIM_BOOT_DEPTH_MAX,
-		.depth = bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
+		.cap = RSH_SIM_BOOT_DEPTH_BF3,
+		.depth = bf3 ? RSH_SIM_BOOT_DEPTH_BF3 : RSH_SIM_BOOT_DEPTH_BF12 };
 	sim->htt = (struct rsh_sim_fifo){ .w = sim->htt_w,
-		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
+		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
 	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,
-		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
+		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
 	sim->hz = rte_get_timer_hz();
 	sim->resetwin_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.resetwin_ns);
 	sim->por_tsc = sim->reset_tsc = sim->reset_until = now;
-	*rsh_sim_reg(sim, RSH_FABRIC_DIM) = bf3 ? RSH_SIM_FABRIC_DIM_BF3 :
+	*rsh_sim_reg(sim, RSH_SIM_REG_FABRIC_DIM) = bf3 ? RSH_SIM_FABRIC_DIM_BF3 :
 						  RSH_SIM_FABRIC_DIM_BF12;
-	*rsh_sim_reg(sim, RSH_BOOT_CONTROL) = sim->cfg.bootctl;
+	*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = sim->cfg.bootctl;
 	rsh_sim_tm_reset(sim);
 	rsh_sim_boot_restart(sim, now);
 }
@@ -482,7 +485,7 @@ rsh_sim_be_init(struct rsh_sim *sim, const char *devstr)
 	snprintf(be->name, sizeof(be->name), "%s", devstr);
 	be->gen = sim->cfg.gen;
 	be->revision = sim->cfg.revision;
-	be->bar_size = sim->map.bar_size;
+	be->bar_size = sim->bar_size;
 	/* ms, rounded up; 0 asks the core for the generation default */
 	be->reset_delay_ms = (uint32_t)((sim->cfg.resetdelay_ns + 999999) /
 					1000000);
@@ -506,16 +509,13 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 	if (sim == NULL)
 		goto fail;
 	sim->cfg = cfg;
-	rc = rsh_regmap_init(&sim->map, cfg.gen);
+	rc = rsh_sim_map_init(sim);
 	if (rc < 0)
 		goto fail_free;
 	rc = -ENOMEM;
-	sim->mem = calloc(sim->map.bar_size / 8, sizeof(uint64_t));
+	sim->mem = calloc(sim->bar_size / 8, sizeof(uint64_t));
 	if (sim->mem == NULL)
 		goto fail_free;
-	rc = rsh_sim_lut_build(sim);
-	if (rc < 0)
-		goto fail_mem;
 	rsh_sim_be_init(sim, devstr);
 	rsh_sim_power_on(sim);
 	rc = rsh_sim_arm_attach(sim);
@@ -558,8 +558,8 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 		snprintf(d->driver, sizeof(d->driver), "sim");
 		d->gen = gens[i];
 		d->revision = 1;
-		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 :
-						       RSH_BAR0_SIZE_BF12;
+		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_SIM_BAR_BF3 :
+						       RSH_SIM_BAR_BF12;
 		d->supported = true;
 		snprintf(d->detail, sizeof(d->detail),
 			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=,booted=,peer=,ctrl=,armpoll=,corrupt@,oversize@,armstall=",

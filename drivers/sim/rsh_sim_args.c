@@ -213,7 +213,7 @@ rsh_sim_opt_bootctl(struct rsh_sim_cfg *cfg, const char *v)
 	uint64_t n;
 
 	if (rsh_sim_parse_num(v, "", NULL, &n) < 0 ||
-	    n > RSH_BOOT_CONTROL__MODE_MASK)
+	    n > RSH_SIM_BOOTMODE_MASK)
 		return -EINVAL;
 	cfg->bootctl = (uint8_t)n;
 	return 0;
@@ -402,7 +402,7 @@ rsh_sim_cfg_default(struct rsh_sim_cfg *cfg)
 	cfg->resetwin_ns = 2000000;
 	cfg->resetdelay_ns = 5000000;
 	cfg->revision = 1;
-	cfg->bootctl = RSH_BOOT_CONTROL_EMMC;
+	cfg->bootctl = RSH_SIM_BOOTMODE_EMMC;
 	cfg->arm.peer_index = -1;
 	cfg->arm.poll_ns = 10000;
 }

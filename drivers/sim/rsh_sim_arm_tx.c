@@ -53,8 +53,8 @@ static unsigned int
 rsh_sim_arm_tx_avail(const struct rsh_sim *sim, bool net)
 {
 	unsigned int c = rsh_sim_tth_count(sim);
-	unsigned int lim = net ? RSH_TM_FIFO_SIZE - RSH_SIM_ARM_NET_RESERVE :
-				 RSH_TM_FIFO_SIZE - 1;
+	unsigned int lim = net ? RSH_SIM_TM_DEPTH - RSH_SIM_ARM_NET_RESERVE :
+				 RSH_SIM_TM_DEPTH - 1;
 
 	return c >= lim ? 0 : lim - c;
 }
@@ -162,7 +162,7 @@ rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 {
 	struct rsh_sim_arm_tx *t = &a->tx;
 	unsigned int avail = rsh_sim_arm_tx_avail(sim, false);
-	uint8_t b[(RSH_TM_FIFO_SIZE - 2) * 8];
+	uint8_t b[(RSH_SIM_TM_DEPTH - 2) * 8];
 	uint32_t size, first;
 
 	if (t->con_cnt == 0 || avail < 2)

@@ -29,7 +29,7 @@
 
 /* The 7-bit index cannot express 128, so the log holds at most 127 words
  * (emulator choice; §5.6 gives 128 words and a 7-bit index). */
-#define RSH_SIM_LOG_LIMIT (RSH_SCRATCH_BUF_WORDS - 1u)
+#define RSH_SIM_LOG_LIMIT (RSH_SIM_LOG_WORDS - 1u)
 
 /* Queue one MSG record: header word, then NUL-padded text (§5.6). */
 void
@@ -57,7 +57,7 @@ rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module, unsigned int level,
 void
 rsh_sim_log_flush(struct rsh_sim *sim)
 {
-	while (sim->log_pend_n > 0 && *rsh_sim_reg(sim, RSH_SEMAPHORE0) == 0) {
+	while (sim->log_pend_n > 0 && *rsh_sim_reg(sim, RSH_SIM_REG_SEMAPHORE0) == 0) {
 		uint32_t n = 1 + ((sim->log_pend[0] >> 48) & 0x7F);
 
 		if (sim->log_ptr + n <= RSH_SIM_LOG_LIMIT) {
@@ -76,9 +76,9 @@ rsh_sim_log_flush(struct rsh_sim *sim)
 static void
 rsh_sim_boot_progress(struct rsh_sim *sim, uint8_t code)
 {
-	uint64_t *sp3 = rsh_sim_reg(sim, RSH_SCRATCHPAD3);
+	uint64_t *sp3 = rsh_sim_reg(sim, RSH_SIM_REG_SCRATCHPAD3);
 
-	*sp3 = (*sp3 & ~RSH_SCRATCHPAD3__PROGRESS_MASK) | code;
+	*sp3 = (*sp3 & ~RSH_SIM_SP3_PROGRESS_MASK) | code;
 	RSH_SIM_ST_SET(sim, progress, code);
 }
 
@@ -113,7 +113,7 @@ rsh_sim_bfb_ready(struct rsh_sim *sim)
 			(uint32_t)sim->st.images_ok);
 	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_UEFI, RSH_SIM_LOG_INFO,
 			"DPU is ready", false, 0);
-	*rsh_sim_reg(sim, RSH_BOOT_CONTROL) = RSH_BOOT_CONTROL_EMMC;
+	*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = RSH_SIM_BOOTMODE_EMMC;
 	RSH_SIM_ST_SET(sim, booted, true);
 	rsh_sim_boot_progress(sim, RSH_SIM_PROG_READY);
 	sim->arm_up = true;
@@ -244,12 +244,12 @@ rsh_sim_boot_feed(struct rsh_sim *sim, const uint64_t *w, unsigned int n)
 void
 rsh_sim_boot_restart(struct rsh_sim *sim, uint64_t start)
 {
-	uint64_t mode = *rsh_sim_reg(sim, RSH_BOOT_CONTROL) &
-			RSH_BOOT_CONTROL__MODE_MASK;
+	uint64_t mode = *rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) &
+			RSH_SIM_BOOTMODE_MASK;
 
 	memset(&sim->bfb, 0, sizeof(sim->bfb));
 	memset(&sim->cons, 0, sizeof(sim->cons));
-	sim->cons.fifo_boot = mode == RSH_BOOT_CONTROL_NONE;
+	sim->cons.fifo_boot = mode == RSH_SIM_BOOTMODE_FIFO;
 	sim->cons.start = start;
 	sim->cons.seg_t0 = start;
 	__atomic_store_n(&sim->keep_len, 0, __ATOMIC_RELEASE);

@@ -18,13 +18,11 @@
 #include <string.h>
 
 #include "rsh_backend.h"
-#include "rsh_regs.h"
 #include "rsh_sim.h"
+#include "rsh_sim_regs.h"
 
 #define RSH_SIM_STALLS_MAX 8
-#define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_REG_COUNT */
-#define RSH_SIM_BOOT_DEPTH_BF12 512u /* words, dpu-side-tmfifo.md §6.1 */
-#define RSH_SIM_BOOT_DEPTH_MAX 1024u /* BF3, same table */
+#define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_SIM_REG_COUNT */
 #define RSH_SIM_LOG_PEND_WORDS 64u   /* records waiting for SEMAPHORE0 */
 #define RSH_SIM_NO_OFFSET UINT64_MAX
 
@@ -125,12 +123,13 @@ struct rsh_sim_arm_ops {
 struct rsh_sim {
 	struct rsh_backend be; /* first: the core sees only this */
 	struct rsh_sim_cfg cfg;
-	struct rsh_regmap map;
+	uint32_t bar_size;
+	uint32_t off[RSH_SIM_REG_COUNT]; /* BAR offsets, rsh_sim_regs.c */
 	uint64_t hz;           /* rte_get_timer_hz() at probe */
 	uint64_t *mem;         /* plain storage, bar_size / 8 words */
 	struct {
 		uint32_t off;
-		uint8_t reg1;  /* enum rsh_reg + 1, 0 = empty slot */
+		uint8_t reg1;  /* enum rsh_sim_reg + 1, 0 = empty slot */
 	} lut[RSH_SIM_LUT_SLOTS];
 	/* Reset and time. */
 	uint64_t por_tsc;      /* power-on (probe) */
@@ -140,16 +139,16 @@ struct rsh_sim {
 	bool gone;
 	/* FIFOs. */
 	struct rsh_sim_fifo boot, htt, tth;
-	uint64_t boot_w[RSH_SIM_BOOT_DEPTH_MAX];
-	uint64_t htt_w[RSH_TM_FIFO_SIZE];
-	uint64_t tth_w[RSH_TM_FIFO_SIZE];
+	uint64_t boot_w[RSH_SIM_BOOT_DEPTH_BF3];
+	uint64_t htt_w[RSH_SIM_TM_DEPTH];
+	uint64_t tth_w[RSH_SIM_TM_DEPTH];
 	/* Boot-ROM model. */
 	struct rsh_sim_consumer cons;
 	struct rsh_sim_bfb bfb;
 	uint8_t keep[RSH_SIM_BOOTFIFO_KEEP];
 	uint32_t keep_len;     /* release store; read by bootfifo readers */
 	/* Scratch log, §5.6: one pointer for host reads and writes. */
-	uint64_t log[RSH_SCRATCH_BUF_WORDS];
+	uint64_t log[RSH_SIM_LOG_WORDS];
 	uint32_t log_ptr;
 	uint64_t log_pend[RSH_SIM_LOG_PEND_WORDS];
 	uint32_t log_pend_n;
@@ -175,9 +174,9 @@ rsh_sim_ns_to_cyc(const struct rsh_sim *sim, uint64_t ns)
 
 /* Plain storage of a table register. */
 static inline uint64_t *
-rsh_sim_reg(struct rsh_sim *sim, enum rsh_reg reg)
+rsh_sim_reg(struct rsh_sim *sim, enum rsh_sim_reg reg)
 {
-	return &sim->mem[sim->map.off[reg] >> 3];
+	return &sim->mem[sim->off[reg] >> 3];
 }
 
 /* Ring: push up to n words, return how many fit (<= depth - count). */

@@ -359,37 +359,44 @@ test_bfb_bad_magic(void **state)
 	rsh_t_sim_close(&t);
 }
 
-/* drain=10M: the consumer takes 10 MB/s of virtual time, ±10 %. It can
- * never take more; it takes less only when this thread is preempted for
- * longer than the FIFO lasts (400 us), so up to 3 attempts may run. */
+/*
+ * drain=1M: the consumer takes 1 MB/s of virtual time. One burst fills
+ * the FIFO (509 words, 4 ms at that rate); the count read later must
+ * match the rate over the time bounds the test knows: the consumer
+ * started between t0 and t1 (the burst), the count was read between t2a
+ * and t2b. Preemption anywhere only widens the bounds, so load cannot
+ * make this fail; a wrong rate does.
+ */
 static void
 test_drain_rate(void **state)
 {
-	static uint64_t w[1 << 17];
-	uint64_t t0, t1, got = 0;
-	double secs, want = 0;
+	static uint64_t w[509];
+	uint64_t t0, t1, t2a, t2b, c, got, hz = rte_get_timer_hz();
+	double lo, hi;
 	struct rsh_t_sim t;
-	int attempt;
 
 	(void)state;
-	for (attempt = 0; attempt < 3; attempt++) {
-		rsh_t_sim_open(&t, "sim:bf2,drain=10M,resetwin=0");
-		rsh_t_reset_for_fifo_boot(&t);
-		t0 = rte_get_timer_cycles();
-		rsh_t_push(&t, w, RTE_DIM(w), 50);
-		t1 = rte_get_timer_cycles();
-		got = rsh_t_stats(&t).consumed_bytes;
-		assert_int_equal(rsh_t_stats(&t).boot_overflows, 0);
-		rsh_t_sim_close(&t);
-		secs = (double)(t1 - t0) / rte_get_timer_hz();
-		want = 10e6 * secs;
-		if ((double)got > want * 1.1)
-			break;
-		if ((double)got >= want * 0.9)
-			return;
-	}
-	fail_msg("drain 10M: %" PRIu64 " bytes in %.4f s (want %.0f)", got,
-		 secs, want);
+	rsh_t_sim_open(&t, "sim:bf2,drain=1M,resetwin=0");
+	rsh_t_reset_for_fifo_boot(&t);
+	t0 = rte_get_timer_cycles();
+	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w,
+			      RTE_DIM(w));
+	t1 = rte_get_timer_cycles();
+	rsh_t_wait_ms(2);
+	t2a = rte_get_timer_cycles();
+	c = rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT);
+	t2b = rte_get_timer_cycles();
+	got = rsh_t_stats(&t).consumed_bytes;
+	assert_int_equal(rsh_t_stats(&t).boot_overflows, 0);
+	assert_int_equal(got + c * 8, sizeof(w));
+	lo = 1e6 * (double)(t2a - t1) / (double)hz - 8;
+	hi = 1e6 * (double)(t2b - t0) / (double)hz + 8;
+	if (lo > (double)sizeof(w))
+		lo = (double)sizeof(w); /* slept past the end: FIFO dry */
+	if ((double)got < lo || (double)got > hi)
+		fail_msg("drain 1M: %" PRIu64 " bytes consumed, want %.0f..%.0f",
+			 got, lo, hi);
+	rsh_t_sim_close(&t);
 }
 
 /* Idle time is not banked: after 30 ms with an empty FIFO at drain=10M,
