@@ -15,6 +15,8 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+
+#include "rsh_sim.h"
 #include <rte_lcore.h>
 #include <rte_log.h>
 
@@ -154,6 +156,8 @@ rsh_app_usage(FILE *f, const char *prog)
 "  %s --device sim:bf3 --push-boot demo.bfb --console --net tap --ip 192.168.100.1/24\n"
 "  echo uname -a | %s --device sim:bf2,booted=1 --console\n",
 		prog, prog, prog, prog, prog, prog, prog);
+	fputc('\n', f);
+	rsh_sim_help(f);
 }
 
 /* One error line on stderr. */

@@ -540,6 +540,17 @@ rsh_sim_match(const char *devstr)
 	return devstr != NULL && strncmp(devstr, "sim:", 4) == 0;
 }
 
+/* "emulated BlueField-N; options: ..." (cut to the field). */
+static void
+rsh_sim_scan_detail(struct rsh_dev_info *d)
+{
+	char list[sizeof(d->detail)];
+
+	rsh_sim_args_list(list, sizeof(list), true);
+	snprintf(d->detail, sizeof(d->detail), "emulated %s; options: %.150s",
+		 rsh_gen_name(d->gen), list);
+}
+
 /* driver op: list the three emulated generations. */
 static int
 rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
@@ -561,9 +572,7 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_SIM_BAR_BF3 :
 						       RSH_SIM_BAR_BF12;
 		d->supported = true;
-		snprintf(d->detail, sizeof(d->detail),
-			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=,booted=,peer=,ctrl=,armpoll=,corrupt@,oversize@,armstall=",
-			 rsh_gen_name(gens[i]));
+		rsh_sim_scan_detail(d);
 	}
 	return (int)RTE_DIM(gens);
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct rsh_backend;
 
@@ -119,6 +120,18 @@ struct rsh_sim_arm_stats {
  */
 int rsh_sim_arm_stats_get(const struct rsh_backend *be,
 			  struct rsh_sim_arm_stats *st);
+
+/**
+ * Print the emulator's device-string options (one line each: syntax,
+ * meaning, default) for --help. Same table as the parser.
+ */
+void rsh_sim_help(FILE *f);
+
+/**
+ * Print the option list as the Markdown table doc/emulator.md carries
+ * between its "sim-options" markers (a test compares the two).
+ */
+void rsh_sim_doc(FILE *f);
 
 /* Start value of the boot-stream hash. */
 #define RSH_SIM_HASH_INIT 0xCBF29CE484222325ull

@@ -53,9 +53,48 @@ struct rsh_sim_arm_cfg {
 	uint64_t stall_ns;
 };
 
+/* When an on-demand fault fires: bytes of the boot stream consumed since
+ * reset, bytes through the TM FIFO data registers (both ways) since
+ * power-on, or time since power-on. */
+enum rsh_sim_trig_kind {
+	RSH_SIM_TRIG_NONE,
+	RSH_SIM_TRIG_BOOT,
+	RSH_SIM_TRIG_TM,
+	RSH_SIM_TRIG_TIME,
+};
+
+struct rsh_sim_trig {
+	enum rsh_sim_trig_kind kind;
+	uint64_t at;            /* bytes, or ns for TIME */
+};
+
+/* Another rshim driver on the same device (a BMC over USB), owner=. */
+enum rsh_sim_owner {
+	RSH_SIM_OWNER_NONE,
+	RSH_SIM_OWNER_BMC,      /* keepalive; answers OSP_REQ and lets go */
+	RSH_SIM_OWNER_BMC_OLD,  /* keepalive; overwrites OSP_REQ */
+	RSH_SIM_OWNER_BMC_REQ,  /* wants the device: sends OSP_REQ */
+};
+
+/* NIC firmware reset request on SCRATCHPAD6, rst=. */
+struct rsh_sim_rst_cfg {
+	uint8_t type;           /* 0 none, 1 DPU, 2 NIC (rst_type) */
+	uint64_t at_ns;         /* time since power-on */
+	uint32_t downtime;      /* rst_downtime, units of 10 ms */
+};
+
+#define RSH_SIM_SHARED_NAME_MAX 32
+
 /* Parsed device string (rsh_sim_args.c). */
 struct rsh_sim_cfg {
 	enum rsh_gen gen;
+	struct rsh_sim_trig gone;    /* gone@: removal trigger */
+	struct rsh_sim_trig armreset;/* armreset@: ARM reset trigger */
+	enum rsh_sim_owner owner;
+	bool locked;                 /* lock=1: secure NIC mode LOCK word */
+	struct rsh_sim_rst_cfg rst;
+	uint8_t crash;               /* crash=: 0 or a §5.6 record type */
+	char shared[RSH_SIM_SHARED_NAME_MAX]; /* shared=NAME, "" = private */
 	uint64_t drain_bps;          /* bytes per second, 0 = unlimited */
 	struct rsh_sim_stall stall[RSH_SIM_STALLS_MAX]; /* sorted by offset */
 	unsigned int n_stalls;
@@ -275,8 +314,8 @@ int rsh_sim_arm_attach(struct rsh_sim *sim);
 /* Parse "sim:bfN[,opt...]"; -EINVAL with rsh_err_set() on any error. */
 int rsh_sim_args_parse(const char *devstr, struct rsh_sim_cfg *cfg);
 
-/* One line listing the options (for scan details and error messages). */
-extern const char rsh_sim_args_valid[];
+/* "key=<syntax>, ..." (or only the keys) of every option into buf. */
+void rsh_sim_args_list(char *buf, size_t len, bool keys_only);
 
 /* ---- rsh_sim_boot.c ---- */
 
