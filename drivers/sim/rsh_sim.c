@@ -100,6 +100,9 @@ rsh_sim_gate(struct rsh_sim *sim, uint32_t off, unsigned int n, uint64_t now)
 	}
 	if (sim->gone)
 		return RSH_SIM_GONE;
+	rsh_sim_event_tick(sim, now);
+	if (sim->gone || now < sim->linkdown_until)
+		return RSH_SIM_GONE;
 	if (now < sim->reset_until)
 		return RSH_SIM_RESET;
 	rsh_sim_boot_advance(sim, now);
@@ -134,14 +137,17 @@ rsh_sim_tm_reset(struct rsh_sim *sim)
 	*rsh_sim_reg(sim, RSH_SIM_REG_TTH_CTL) = RSH_SIM_TM_CTL_RESET;
 }
 
-/* ARM reset by the key (§3.2 step 6, §10 item 3): a window of bad reads,
- * boot FIFO and TM FIFOs cleared, boot ROM restarted. Scratchpads, the
- * semaphore and the scratch log survive: they are rshim registers, not
- * ARM state (emulator choice). */
-static void
-rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
+/* ARM reset by the key (§3.2 step 6, §10 item 3) or on its own (watchdog,
+ * NIC firmware DPU reset): a window of bad reads, boot FIFO and TM FIFOs
+ * cleared, boot ROM restarted. Scratchpads, the semaphore and the scratch
+ * log survive: they are rshim registers, not ARM state (emulator choice). */
+void
+rsh_sim_arm_reset(struct rsh_sim *sim, uint64_t now, bool key)
 {
-	RSH_SIM_ST_ADD(sim, resets, 1);
+	if (key)
+		RSH_SIM_ST_ADD(sim, resets, 1);
+	else
+		RSH_SIM_ST_ADD(sim, arm_resets, 1);
 	sim->reset_tsc = now;
 	sim->reset_until = now + sim->resetwin_cyc;
 	rsh_sim_fifo_clear(&sim->boot);
@@ -149,7 +155,8 @@ rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
 	rsh_sim_boot_restart(sim, sim->reset_until);
 	if (sim->arm != NULL && sim->arm->arm_reset != NULL)
 		sim->arm->arm_reset(sim);
-	RSH_DEV_LOG(DEBUG, &sim->be, "ARM reset, boot mode %u",
+	RSH_DEV_LOG(DEBUG, &sim->be, "ARM reset (%s), boot mode %u",
+		    key ? "reset key" : "on its own",
 		    (unsigned int)(*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) &
 				   RSH_SIM_BOOTMODE_MASK));
 }
@@ -175,7 +182,15 @@ rsh_sim_reset_write(struct rsh_sim *sim, uint64_t v, uint64_t now)
 		*m |= RSH_SIM_RESET_REQ_PND;
 		return;
 	}
-	rsh_sim_reset(sim, now);
+	rsh_sim_arm_reset(sim, now, true);
+}
+
+/* Count n words through a TM FIFO data register (tm: triggers). */
+static void
+rsh_sim_tm_count(struct rsh_sim *sim, unsigned int n)
+{
+	sim->tm_bytes += (uint64_t)n * 8;
+	RSH_SIM_ST_SET(sim, tm_bytes, sim->tm_bytes);
 }
 
 /* Let the ARM-side peer run before a TM FIFO access. */
@@ -200,8 +215,10 @@ rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
 	case RSH_SIM_REG_TTH_STS:
 		return sim->tth.count & RSH_SIM_TM_COUNT_MASK;
 	case RSH_SIM_REG_TTH_DATA:
-		if (rsh_sim_fifo_pop(&sim->tth, &v, 1) == 1)
+		if (rsh_sim_fifo_pop(&sim->tth, &v, 1) == 1) {
+			rsh_sim_tm_count(sim, 1);
 			return v;
+		}
 		RSH_SIM_ST_ADD(sim, tth_empty_reads, 1);
 		return RSH_SIM_ALL_ONES; /* empty: no state change */
 	case RSH_SIM_REG_HTT_DATA:
@@ -223,6 +240,8 @@ rsh_sim_tm_write(struct rsh_sim *sim, int reg, uint64_t v, uint64_t now)
 	case RSH_SIM_REG_HTT_DATA:
 		if (rsh_sim_fifo_push(&sim->htt, &v, 1) == 0)
 			RSH_SIM_ST_ADD(sim, htt_overflows, 1);
+		else
+			rsh_sim_tm_count(sim, 1);
 		return;
 	case RSH_SIM_REG_HTT_CTL:
 	case RSH_SIM_REG_TTH_CTL:
@@ -309,6 +328,12 @@ rsh_sim_reg_write(struct rsh_sim *sim, int reg, uint32_t off, uint64_t v,
 		sim->log[sim->log_ptr] = v;
 		sim->log_ptr = (sim->log_ptr + 1) & RSH_SIM_LOG_IDX_MASK;
 		return;
+	case RSH_SIM_REG_SCRATCHPAD1: /* firmware blocks it when locked */
+		if (sim->ev.locked)
+			RSH_SIM_ST_ADD(sim, sp1_blocked, 1);
+		else
+			*m = v;
+		return;
 	case RSH_SIM_REG_WDOG1_WCS:
 		*m = v;
 		RSH_SIM_ST_ADD(sim, wdog_writes, 1);
@@ -383,6 +408,7 @@ rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 		rsh_sim_arm_poll(sim, now);
 		k = rsh_sim_fifo_push(&sim->htt, w, n);
 		RSH_SIM_ST_ADD(sim, htt_overflows, n - k);
+		rsh_sim_tm_count(sim, k);
 	} else {
 		for (i = 0; i < n; i++)
 			rsh_sim_reg_write(sim, reg, off, w[i], now);
@@ -413,6 +439,7 @@ rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 	if (reg == RSH_SIM_REG_TTH_DATA) {
 		rsh_sim_arm_poll(sim, now);
 		k = rsh_sim_fifo_pop(&sim->tth, w, n);
+		rsh_sim_tm_count(sim, k);
 		for (i = k; i < n; i++)
 			w[i] = RSH_SIM_ALL_ONES;
 		RSH_SIM_ST_ADD(sim, tth_empty_reads, n - k);
@@ -472,6 +499,7 @@ rsh_sim_power_on(struct rsh_sim *sim)
 	*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = sim->cfg.bootctl;
 	rsh_sim_tm_reset(sim);
 	rsh_sim_boot_restart(sim, now);
+	rsh_sim_event_power_on(sim, now);
 }
 
 /* Fill the backend part the core reads. */
@@ -595,6 +623,14 @@ rsh_sim_of(const struct rsh_backend *be)
 	return (const struct rsh_sim *)be;
 }
 
+struct rsh_sim *
+rsh_sim_of_mut(struct rsh_backend *be)
+{
+	if (be == NULL || be->ops != &rsh_sim_ops)
+		return NULL;
+	return (struct rsh_sim *)be;
+}
+
 #define RSH_SIM_LD(f) (st->f = __atomic_load_n(&sim->st.f, __ATOMIC_RELAXED))
 
 /* Copy the counters (relaxed loads; any thread). */
@@ -615,6 +651,11 @@ rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st)
 	RSH_SIM_LD(boot_control); RSH_SIM_LD(log_records);
 	RSH_SIM_LD(log_dropped); RSH_SIM_LD(stalls); RSH_SIM_LD(progress);
 	RSH_SIM_LD(booted); RSH_SIM_LD(stream_error); RSH_SIM_LD(gone);
+	RSH_SIM_LD(arm_resets); RSH_SIM_LD(tm_bytes); RSH_SIM_LD(bmc_keepalives);
+	RSH_SIM_LD(bmc_acks); RSH_SIM_LD(bmc_requests); RSH_SIM_LD(sp1_blocked);
+	RSH_SIM_LD(rst_requests); RSH_SIM_LD(rst_done);
+	RSH_SIM_LD(crash_records); RSH_SIM_LD(bootfifo_bytes);
+	RSH_SIM_LD(bmc_mode); RSH_SIM_LD(locked);
 	return 0;
 }
 

@@ -31,15 +31,42 @@
  * (emulator choice; §5.6 gives 128 words and a 7-bit index). */
 #define RSH_SIM_LOG_LIMIT (RSH_SIM_LOG_WORDS - 1u)
 
+/* One step of the boot chain: the image BL1/BL2 opens next. */
+static const struct {
+	uint8_t id;
+	uint8_t module;
+	const char *text;
+} rsh_sim_chain[RSH_SIM_BOOT_CHAIN_LEN] = {
+	{ 1, RSH_SIM_LOG_MOD_BL1, "bl2 not in the boot stream" },
+	{ 3, RSH_SIM_LOG_MOD_BL2, "bl31 not in the boot stream" },
+	{ 5, RSH_SIM_LOG_MOD_BL2, "bl33 not in the boot stream" },
+};
+
+static void rsh_sim_bfb_chain_fail(struct rsh_sim *sim, unsigned int id);
+
+/* Queue one prebuilt record (header + len words); dropped and counted
+ * when the queue is full. */
+void
+rsh_sim_log_record(struct rsh_sim *sim, const uint64_t *rec, unsigned int n)
+{
+	if (n > 0x80 || sim->log_pend_n + n > RSH_SIM_LOG_PEND_WORDS) {
+		RSH_SIM_ST_ADD(sim, log_dropped, 1);
+		return;
+	}
+	memcpy(&sim->log_pend[sim->log_pend_n], rec, (size_t)n * 8);
+	sim->log_pend_n += n;
+	rsh_sim_log_flush(sim);
+}
+
 /* Queue one MSG record: header word, then NUL-padded text (§5.6). */
 void
 rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module, unsigned int level,
 		const char *text, bool has_arg, uint32_t arg)
 {
 	size_t len = strlen(text) / 8 + 1; /* always at least one NUL */
-	uint64_t *rec = &sim->log_pend[sim->log_pend_n];
+	uint64_t rec[1 + 16];
 
-	if (len > 0x7F || sim->log_pend_n + 1 + len > RSH_SIM_LOG_PEND_WORDS) {
+	if (len > 16) {
 		RSH_SIM_ST_ADD(sim, log_dropped, 1);
 		return;
 	}
@@ -48,8 +75,7 @@ rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module, unsigned int level,
 		 (uint64_t)(has_arg ? 1 : 0) << 8 | level;
 	memset(&rec[1], 0, len * 8);
 	memcpy(&rec[1], text, strlen(text)); /* little-endian: byte k = bits 8k+7:8k */
-	sim->log_pend_n += 1 + len;
-	rsh_sim_log_flush(sim);
+	rsh_sim_log_record(sim, rec, (unsigned int)(1 + len));
 }
 
 /* Write queued records while SEMAPHORE0 is free (the host's log reader
@@ -103,14 +129,30 @@ rsh_sim_bfb_fail(struct rsh_sim *sim, const char *what, uint64_t off)
 	sim->bfb.st = RSH_SIM_BFB_ERROR;
 }
 
+/* crash=: this boot ends in a BL31 crash record (once per device). */
+static bool
+rsh_sim_bfb_crash(struct rsh_sim *sim)
+{
+	if (sim->cfg.crash == 0 || sim->crashed)
+		return false;
+	sim->crashed = true;
+	rsh_sim_log_crash(sim, sim->cfg.crash);
+	RSH_SIM_ST_SET(sim, stream_error, true);
+	rsh_sim_boot_progress(sim, RSH_SIM_PROG_ERROR);
+	sim->bfb.st = RSH_SIM_BFB_ERROR;
+	return true;
+}
+
 /* The last image is in: "DPU is ready"; ATF sets BOOT_CONTROL back to
- * eMMC (dpu-side-tmfifo.md §6.2 step 4, §8 item 7). */
+ * eMMC (hardware-notes §D6.2 step 4, §D8 item 7). */
 static void
 rsh_sim_bfb_ready(struct rsh_sim *sim)
 {
 	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_BL2, RSH_SIM_LOG_INFO,
 			"Boot stream: %d images", true,
 			(uint32_t)sim->st.images_ok);
+	if (rsh_sim_bfb_crash(sim))
+		return;
 	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_UEFI, RSH_SIM_LOG_INFO,
 			"DPU is ready", false, 0);
 	*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = RSH_SIM_BOOTMODE_EMMC;
@@ -132,12 +174,60 @@ rsh_sim_bfb_image_done(struct rsh_sim *sim)
 		return;
 	}
 	RSH_SIM_ST_ADD(sim, images_ok, 1);
+	if (b->stage < RSH_SIM_BOOT_CHAIN_LEN &&
+	    b->img_id == rsh_sim_chain[b->stage].id)
+		b->stage++;
+	if (b->img_following == 0 && b->stage < RSH_SIM_BOOT_CHAIN_LEN) {
+		rsh_sim_bfb_chain_fail(sim, b->img_id); /* the last image */
+		return;
+	}
 	if (b->img_following == 0) {
 		rsh_sim_bfb_ready(sim);
 		return;
 	}
 	b->st = RSH_SIM_BFB_HDR;
 	b->hdr_n = 0;
+}
+
+/*
+ * Forward-only open (hardware-notes §D6.5): the stage waiting for image
+ * `want` skips other images while their following-images bitmap says
+ * `want` is still to come; when it says it is not, the image is "not
+ * present" and the boot fails there, as silicon would (a stream with only
+ * a kernel, or bl33 before bl31, never boots). Returns false on failure.
+ */
+static bool
+rsh_sim_bfb_chain(struct rsh_sim *sim, const struct rsh_bfb_hdr *h)
+{
+	struct rsh_sim_bfb *b = &sim->bfb;
+	unsigned int want;
+
+	b->img_id = h->id;
+	if (b->stage >= RSH_SIM_BOOT_CHAIN_LEN)
+		return true;
+	want = rsh_sim_chain[b->stage].id;
+	if (h->id == want)
+		return true;
+	if (h->following & (1ull << want))
+		return true;
+	rsh_sim_bfb_chain_fail(sim, h->id);
+	return false;
+}
+
+/* The stage waiting for its image learns it will never come. */
+static void
+rsh_sim_bfb_chain_fail(struct rsh_sim *sim, unsigned int id)
+{
+	struct rsh_sim_bfb *b = &sim->bfb;
+
+	rsh_sim_log_msg(sim, rsh_sim_chain[b->stage].module, RSH_SIM_LOG_ERR,
+			rsh_sim_chain[b->stage].text, false, 0);
+	RSH_DEV_LOG(INFO, &sim->be, "boot stream: %s (image %u at offset %"
+		    PRIu64 ")", rsh_sim_chain[b->stage].text, id,
+		    b->img_offset);
+	RSH_SIM_ST_SET(sim, stream_error, true);
+	rsh_sim_boot_progress(sim, RSH_SIM_PROG_ERROR);
+	b->st = RSH_SIM_BFB_ERROR;
 }
 
 /* Three header words are in: validate (§6.5 next_header) and set up. */
@@ -155,6 +245,8 @@ rsh_sim_bfb_hdr_done(struct rsh_sim *sim)
 	if (h.hdr_words < RSH_BFB_HDR_WORDS)
 		return rsh_sim_bfb_fail(sim, "bad BFB header length",
 					b->img_offset);
+	if (!rsh_sim_bfb_chain(sim, &h))
+		return;
 	if (sim->st.progress != RSH_SIM_PROG_LOADING) {
 		rsh_sim_boot_progress(sim, RSH_SIM_PROG_LOADING);
 		rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_BL1, RSH_SIM_LOG_INFO,

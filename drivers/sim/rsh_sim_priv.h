@@ -29,6 +29,7 @@
 /* Scratch-log record fields, rshim-host-interface.md §5.6. */
 #define RSH_SIM_LOG_MOD_BL1 1u
 #define RSH_SIM_LOG_MOD_BL2 2u
+#define RSH_SIM_LOG_MOD_BL31 4u
 #define RSH_SIM_LOG_MOD_UEFI 5u
 #define RSH_SIM_LOG_TYPE_MSG 4u
 #define RSH_SIM_LOG_INFO 0u
@@ -134,7 +135,14 @@ struct rsh_sim_bfb {
 	uint32_t img_crc;       /* CRC from the current header */
 	uint64_t img_following; /* following-images bitmap */
 	uint64_t img_offset;    /* stream offset of the current header */
+	unsigned int stage;     /* images of RSH_SIM_BOOT_CHAIN loaded */
+	uint8_t img_id;
 };
+
+/* What the boot chain opens in turn, forward-only (hardware-notes §D6.5):
+ * BL1 opens bl2 (id 1), BL2 opens bl31 (3) then bl33 (5, UEFI); UEFI takes
+ * the rest of the stream up to the last image. */
+#define RSH_SIM_BOOT_CHAIN_LEN 3u
 
 /* Boot-ROM consumer timing (TSC virtual time) and fault schedule. */
 struct rsh_sim_consumer {
@@ -144,6 +152,31 @@ struct rsh_sim_consumer {
 	uint64_t seg_words;  /* words consumed in this segment */
 	uint64_t stall_until;/* TSC; consumer idle before this */
 	unsigned int next_stall;
+};
+
+/* State of rsh_sim_event.c. */
+enum rsh_sim_rst_phase {
+	RSH_SIM_RST_IDLE = 0,
+	/* RSH_SIM_RST_REQUEST (1) and RSH_SIM_RST_START (2) as in SP6 */
+	RSH_SIM_RST_ACKED = 4,
+	RSH_SIM_RST_DOWN = 5,
+};
+
+struct rsh_sim_ev {
+	bool active;           /* anything to run at the next access */
+	bool locked;
+	enum rsh_sim_owner owner;
+	bool acking;           /* bmc: answering an OSP_REQ */
+	unsigned int osp_n;    /* OSP_ACK / OSP_REQ written so far */
+	uint64_t owner_next;   /* TSC of the other driver's next step */
+	unsigned int rst_phase;
+	unsigned int rst_type;
+	uint32_t rst_downtime;
+	uint64_t rst_next;
+	bool rst_fired;
+	bool armreset_done;
+	uint32_t mbox;         /* injected events, bit per enum value */
+	uint32_t mbox_arg[RSH_SIM_EV_COUNT];
 };
 
 struct rsh_sim;
@@ -176,6 +209,9 @@ struct rsh_sim {
 	uint64_t reset_until;  /* reads are 0xBAD00ACCE55 before this */
 	uint64_t resetwin_cyc;
 	bool gone;
+	uint64_t linkdown_until; /* NIC FW reset: all-ones before this */
+	uint64_t tm_bytes;     /* TM FIFO data bytes, both ways */
+	struct rsh_sim_ev ev;
 	/* FIFOs. */
 	struct rsh_sim_fifo boot, htt, tth;
 	uint64_t boot_w[RSH_SIM_BOOT_DEPTH_BF3];
@@ -195,6 +231,7 @@ struct rsh_sim {
 	const struct rsh_sim_arm_ops *arm;
 	void *arm_priv;
 	bool arm_up;           /* ARM "running": booted or eMMC boot */
+	bool crashed;          /* crash= fired (one boot only) */
 	struct rsh_sim_stats st;
 };
 
@@ -336,6 +373,34 @@ void rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module,
 
 /* Move queued records into the log while SEMAPHORE0 is free. */
 void rsh_sim_log_flush(struct rsh_sim *sim);
+
+/* Queue one prebuilt scratch-log record (header + len words). */
+void rsh_sim_log_record(struct rsh_sim *sim, const uint64_t *rec,
+			unsigned int n);
+
+/* ---- rsh_sim.c ---- */
+
+/* Reset the ARM: by the host's key (counted in resets) or on its own. */
+void rsh_sim_arm_reset(struct rsh_sim *sim, uint64_t now, bool key);
+
+/* The sim device behind a backend, NULL if it is not one. */
+struct rsh_sim *rsh_sim_of_mut(struct rsh_backend *be);
+
+/* ---- rsh_sim_event.c ---- */
+
+void rsh_sim_event_power_on(struct rsh_sim *sim, uint64_t now);
+void rsh_sim_event_tick_slow(struct rsh_sim *sim, uint64_t now);
+void rsh_sim_log_crash(struct rsh_sim *sim, unsigned int type);
+void rsh_sim_gone_now(struct rsh_sim *sim, const char *why);
+
+/* Run the event model when something is armed or was injected. */
+static inline void
+rsh_sim_event_tick(struct rsh_sim *sim, uint64_t now)
+{
+	if (sim->ev.active ||
+	    __atomic_load_n(&sim->ev.mbox, __ATOMIC_RELAXED) != 0)
+		rsh_sim_event_tick_slow(sim, now);
+}
 
 /* ---- rsh_sim_fault.c ---- */
 

@@ -84,6 +84,30 @@ enum rsh_sim_reg {
 #define RSH_SIM_SP3_PROGRESS_MASK 0xFFull
 #define RSH_SIM_UPTIME_HZ 200000000ull /* BF3 reference clock, §1.5 */
 
+/* SCRATCHPAD1 words of the ownership protocol, hardware-notes §6.1. */
+#define RSH_SIM_KEEPALIVE 0x0000005089836482ull
+#define RSH_SIM_OSP_REQ 0x004F53505F524551ull  /* "OSP_REQ" */
+#define RSH_SIM_OSP_ACK 0x004F53505F41434Bull  /* "OSP_ACK" */
+#define RSH_SIM_LOCK_WORD 0x4B434F4C00000000ull /* secure NIC mode */
+
+/* SCRATCHPAD6 reset handshake fields, hardware-notes §6.7. */
+#define RSH_SIM_SP6_STATE_SHIFT 32
+#define RSH_SIM_SP6_STATE_MASK (0xFull << RSH_SIM_SP6_STATE_SHIFT)
+#define RSH_SIM_SP6_REPLY_SHIFT 38
+#define RSH_SIM_SP6_REPLY_MASK (0x3ull << RSH_SIM_SP6_REPLY_SHIFT)
+#define RSH_SIM_SP6_DOWN_SHIFT 40
+#define RSH_SIM_SP6_DOWN_MASK (0xFFull << RSH_SIM_SP6_DOWN_SHIFT)
+#define RSH_SIM_SP6_TYPE_SHIFT 52
+#define RSH_SIM_SP6_TYPE_MASK (0x7ull << RSH_SIM_SP6_TYPE_SHIFT)
+#define RSH_SIM_SP6_PCIE (1ull << 63)
+#define RSH_SIM_RST_REQUEST 1u  /* rst_state, written by firmware */
+#define RSH_SIM_RST_START 2u
+#define RSH_SIM_RST_ABORT 3u
+#define RSH_SIM_SP6_ACK 1u       /* rst_reply, written by the host */
+#define RSH_SIM_SP6_START_ACK 3u
+#define RSH_SIM_RST_TYPE_DPU 1u
+#define RSH_SIM_RST_TYPE_NIC 2u
+
 /* "Not reachable" read values, §1.4. */
 #define RSH_SIM_BAD_ACCESS 0xBAD00ACCE55ull
 #define RSH_SIM_ALL_ONES UINT64_MAX

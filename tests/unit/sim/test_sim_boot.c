@@ -84,9 +84,9 @@ rsh_t_bfb_make(struct rsh_t_bfb *b, size_t big, size_t trail)
 	static uint8_t d0[1001], d2[77];
 	uint8_t *d1 = malloc(big);
 	struct rsh_bfb_wimage im[3] = {
-		{ .id = 1, .data = d0, .len = sizeof(d0) },
-		{ .id = 5, .data = d1, .len = (uint32_t)big },
-		{ .id = 63, .data = d2, .len = sizeof(d2) },
+		{ .id = 1, .data = d0, .len = sizeof(d0) },  /* bl2 */
+		{ .id = 3, .data = d1, .len = (uint32_t)big }, /* bl31 */
+		{ .id = 5, .data = d2, .len = sizeof(d2) },  /* bl33 */
 	};
 	size_t i, total;
 	uint8_t *p;
@@ -204,39 +204,105 @@ test_bfb_boot(void **state)
 	rsh_t_sim_close(&t);
 }
 
-/* A header of 4 words (the extra one skipped, §6.5), 70000 trailing bytes
- * of which the first 64 KiB are kept. */
+/* bl2 and bl31 of 8 bytes each in words [0, 8); the bl31 header says
+ * bl33 (id 5) follows. */
+static void
+rsh_t_chain_prefix(uint64_t *w)
+{
+	static const uint8_t d[8] = "bl2-bl31";
+	struct rsh_bfb_wimage pre[2] = {
+		{ .id = 1, .data = d, .len = 8 },
+		{ .id = 3, .data = d, .len = 8 },
+	};
+
+	assert_int_equal(rsh_bfb_write(pre, 2, (uint8_t *)w, 64), 64);
+	w[6] |= 1ull << 5; /* following-images of the bl31 header */
+}
+
+/* bl33 with a header of 4 words (the extra one skipped, §D6.5), 70000
+ * trailing bytes of which the first 64 KiB are kept. */
 static void
 test_bfb_long_header(void **state)
 {
-	static uint64_t w[5 + 70000 / 8];
+	static uint64_t w[13 + 70000 / 8];
 	static uint8_t keep[RSH_SIM_BOOTFIFO_KEEP + 8];
 	struct rsh_bfb_hdr h = { .magic = RSH_BFB_MAGIC, .major = 1,
-				 .minor = 2, .hdr_words = 4, .id = 62,
+				 .minor = 2, .hdr_words = 4, .id = 5,
 				 .image_len = 5 };
 	struct rsh_sim_stats st;
 	struct rsh_t_sim t;
 	size_t i;
 
 	(void)state;
-	w[3] = 0xFFFFFFFFFFFFFFFFull; /* the extra header word */
-	w[4] = 0x0000003332313000ull; /* 5 bytes + 3 bytes of padding */
-	h.crc = rsh_bfb_crc32(0, &w[4], 8);
-	rsh_bfb_hdr_encode(&h, w);
-	for (i = 5; i < RTE_DIM(w); i++)
+	rsh_t_chain_prefix(w);
+	w[11] = 0xFFFFFFFFFFFFFFFFull; /* the extra header word */
+	w[12] = 0x0000003332313000ull; /* 5 bytes + 3 bytes of padding */
+	h.crc = rsh_bfb_crc32(0, &w[12], 8);
+	rsh_bfb_hdr_encode(&h, &w[8]);
+	for (i = 13; i < RTE_DIM(w); i++)
 		w[i] = i * 0x0101010101010101ull;
 	rsh_t_sim_open(&t, "sim:bf1,resetwin=0");
 	rsh_t_reset_for_fifo_boot(&t);
 	assert_int_equal(rsh_t_push(&t, w, RTE_DIM(w), 1000), RTE_DIM(w));
 	st = rsh_t_stats(&t);
 	assert_true(st.booted);
-	assert_int_equal(st.images_ok, 1);
-	assert_int_equal(st.trailing_bytes, (RTE_DIM(w) - 5) * 8);
+	assert_int_equal(st.images_ok, 3);
+	assert_int_equal(st.trailing_bytes, (RTE_DIM(w) - 13) * 8);
 	assert_int_equal(rsh_sim_bootfifo_read(t.be, keep, sizeof(keep)),
 			 RSH_SIM_BOOTFIFO_KEEP);
-	assert_memory_equal(keep, &w[5], RSH_SIM_BOOTFIFO_KEEP);
+	assert_memory_equal(keep, &w[13], RSH_SIM_BOOTFIFO_KEEP);
 	assert_int_equal(rsh_sim_bootfifo_read(t.be, keep, 3), 3);
 	rsh_t_sim_close(&t);
+}
+
+/* The boot chain reads forward only: a kernel alone, bl33 before bl31,
+ * bl31 missing, or no bl2 fails with an ERR record from the stage that missed its
+ * image; the rest of the stream is consumed and counted, never booted. */
+static void
+test_bfb_chain(void **state)
+{
+	static const struct { uint8_t ids[3]; unsigned int n; uint64_t mod;
+			      const char *text; } cases[] = {
+		{ { 62 }, 1, 1, "bl2 not in the boot stream" },
+		{ { 1, 5, 3 }, 3, 2, "bl33 not in the boot stream" },
+		{ { 1, 62, 5 }, 3, 2, "bl31 not in the boot stream" },
+		{ { 1, 3, 62 }, 3, 2, "bl33 not in the boot stream" },
+		{ { 3, 5, 63 }, 3, 1, "bl2 not in the boot stream" },
+	};
+	static uint8_t d[64], buf[512];
+	uint64_t logw[RSH_SCRATCH_BUF_WORDS];
+	struct rsh_bfb_wimage im[3];
+	struct rsh_sim_stats st;
+	struct rsh_t_sim t;
+	unsigned int c, i, nw, found;
+	long len;
+
+	(void)state;
+	for (c = 0; c < RTE_DIM(cases); c++) {
+		for (i = 0; i < cases[c].n; i++)
+			im[i] = (struct rsh_bfb_wimage){ .id = cases[c].ids[i],
+				.data = d, .len = sizeof(d) };
+		len = rsh_bfb_write(im, cases[c].n, buf, sizeof(buf));
+		assert_true(len > 0 && len % 8 == 0);
+		rsh_t_sim_open(&t, "sim:bf3,resetwin=0");
+		rsh_t_reset_for_fifo_boot(&t);
+		assert_int_equal(rsh_t_push(&t, (uint64_t *)buf, len / 8, 1000),
+				 len / 8);
+		st = rsh_t_stats(&t);
+		assert_false(st.booted);
+		assert_true(st.stream_error);
+		assert_int_equal(st.progress, RSH_SIM_PROG_ERROR);
+		assert_int_equal(st.consumed_bytes, (uint64_t)len);
+		nw = rsh_t_log_read(&t, logw, RTE_DIM(logw));
+		for (i = 0, found = 0; i < nw; i += 1 + ((logw[i] >> 48) & 0x7F))
+			if ((logw[i] >> 60) == cases[c].mod &&
+			    (logw[i] & 0xFF) == 2 &&
+			    strcmp((const char *)&logw[i + 1], cases[c].text) == 0)
+				found++;
+		if (found != 1)
+			fail_msg("case %u: no ERR record '%s'", c, cases[c].text);
+		rsh_t_sim_close(&t);
+	}
 }
 
 /* A record that does not fit the 7-bit-indexed buffer is dropped. */
@@ -494,6 +560,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bfb_boot),
 		cmocka_unit_test(test_bfb_long_header),
+		cmocka_unit_test(test_bfb_chain),
 		cmocka_unit_test(test_log_semaphore),
 		cmocka_unit_test(test_log_full),
 		cmocka_unit_test(test_bfb_crc_error),

@@ -585,14 +585,18 @@ static void
 test_boot_coupling(void **state)
 {
 	static uint8_t d0[1001], bfb[4096];
-	struct rsh_bfb_wimage im = { .id = 1, .data = d0, .len = sizeof(d0) };
+	struct rsh_bfb_wimage im[3] = { /* bl2, bl31, bl33: the boot chain */
+		{ .id = 1, .data = d0, .len = sizeof(d0) },
+		{ .id = 3, .data = d0, .len = 8 },
+		{ .id = 5, .data = d0, .len = 16 },
+	};
 	uint64_t w[RSH_TM_FIFO_SIZE];
-	size_t len = rsh_bfb_size(&im, 1);
+	size_t len = rsh_bfb_size(im, 3);
 	struct rsh_t_arm t;
 
 	(void)state;
 	assert_true(len <= sizeof(bfb));
-	assert_int_equal(rsh_bfb_write(&im, 1, bfb, len), (long)len);
+	assert_int_equal(rsh_bfb_write(im, 3, bfb, len), (long)len);
 	rsh_t_open(&t, "sim:bf3,resetwin=1ms");
 	w[0] = RSH_TMF_SYNC_WORD;
 	rsh_t_hsend(&t, w, 1);
