@@ -44,6 +44,15 @@ static const struct {
 
 static void rsh_sim_bfb_chain_fail(struct rsh_sim *sim, unsigned int id);
 
+/* Deferred-upgrade status in SCRATCHPAD2 bits 12:11. */
+static void
+rsh_sim_sp2_upgrade(struct rsh_sim *sim, uint64_t status)
+{
+	uint64_t *sp2 = rsh_sim_reg(sim, RSH_SIM_REG_SCRATCHPAD2);
+
+	*sp2 = (*sp2 & ~RSH_SIM_SP2_UPG_MASK) | status << RSH_SIM_SP2_UPG_SHIFT;
+}
+
 /* Queue one prebuilt record (header + len words); dropped and counted
  * when the queue is full. */
 void
@@ -120,13 +129,31 @@ rsh_sim_bfb_fail(struct rsh_sim *sim, const char *what, uint64_t off)
 		snprintf(text, sizeof(text), "%s at offset 0x%%x", what);
 	else
 		snprintf(text, sizeof(text), "%s beyond 4 GiB", what);
-	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_BL1, RSH_SIM_LOG_ERR, text, fits,
+	rsh_sim_log_msg(sim, sim->bfb.linux_reader ? RSH_SIM_LOG_MOD_MISC :
+			RSH_SIM_LOG_MOD_BL1, RSH_SIM_LOG_ERR, text, fits,
 			(uint32_t)off);
+	if (sim->bfb.linux_reader)
+		rsh_sim_sp2_upgrade(sim, RSH_SIM_SP2_UPG_FAIL);
 	RSH_DEV_LOG(INFO, &sim->be, "boot stream: %s at offset %" PRIu64,
 		    what, off);
 	RSH_SIM_ST_SET(sim, stream_error, true);
-	rsh_sim_boot_progress(sim, RSH_SIM_PROG_ERROR);
+	if (!sim->bfb.linux_reader) /* Linux keeps running */
+		rsh_sim_boot_progress(sim, RSH_SIM_PROG_ERROR);
 	sim->bfb.st = RSH_SIM_BFB_ERROR;
+}
+
+/* A running DPU read a whole BFB from its bootfifo: the deferred update
+ * is staged, as the installer reports it (the line bfb-install waits
+ * for, hardware-notes §3.8 step 8; the MISC module is the emulator's
+ * choice). Trailing bytes go on into the keep buffer. */
+static void
+rsh_sim_bfb_upgraded(struct rsh_sim *sim)
+{
+	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_MISC, RSH_SIM_LOG_INFO,
+			"Runtime upgrade finished", false, 0);
+	rsh_sim_sp2_upgrade(sim, RSH_SIM_SP2_UPG_OK);
+	RSH_SIM_ST_ADD(sim, upgrades, 1);
+	sim->bfb.st = RSH_SIM_BFB_TRAIL;
 }
 
 /* crash=: this boot ends in a BL31 crash record (once per device). */
@@ -148,6 +175,10 @@ rsh_sim_bfb_crash(struct rsh_sim *sim)
 static void
 rsh_sim_bfb_ready(struct rsh_sim *sim)
 {
+	if (sim->bfb.linux_reader) {
+		rsh_sim_bfb_upgraded(sim);
+		return;
+	}
 	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_BL2, RSH_SIM_LOG_INFO,
 			"Boot stream: %d images", true,
 			(uint32_t)sim->st.images_ok);
@@ -247,7 +278,7 @@ rsh_sim_bfb_hdr_done(struct rsh_sim *sim)
 					b->img_offset);
 	if (!rsh_sim_bfb_chain(sim, &h))
 		return;
-	if (sim->st.progress != RSH_SIM_PROG_LOADING) {
+	if (!b->linux_reader && sim->st.progress != RSH_SIM_PROG_LOADING) {
 		rsh_sim_boot_progress(sim, RSH_SIM_PROG_LOADING);
 		rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_BL1, RSH_SIM_LOG_INFO,
 				"Boot stream found", false, 0);
@@ -314,6 +345,45 @@ rsh_sim_bfb_step(struct rsh_sim *sim, const uint64_t *w, unsigned int n)
 	}
 }
 
+/* The running DPU's Linux is up and reads its bootfifo file
+ * (hardware-notes §D6.5): after a completed boot stream, or booted=1
+ * while the ARM runs from eMMC. */
+static bool
+rsh_sim_linux_reads(const struct rsh_sim *sim)
+{
+	return sim->st.booted || (sim->cfg.arm.booted && sim->arm_up);
+}
+
+/*
+ * Linux's bootfifo reader gives up after 500 ms without data (§D6.5); the
+ * next word then starts a new session, parsed as a BFB of its own (a
+ * deferred update pushed with the reset skipped). A session cut short
+ * inside an image is reported.
+ */
+static void
+rsh_sim_bootfifo_session(struct rsh_sim *sim, uint64_t now)
+{
+	struct rsh_sim_consumer *c = &sim->cons;
+	struct rsh_sim_bfb *b = &sim->bfb;
+	bool fresh = c->last_word == 0 ? !c->fifo_boot :
+		     rsh_sim_linux_reads(sim) && now - c->last_word >
+		     rsh_sim_ns_to_cyc(sim, RSH_SIM_BOOTFIFO_IDLE_NS);
+
+	c->last_word = now;
+	if (!fresh)
+		return;
+	if (b->linux_reader && (b->st == RSH_SIM_BFB_SKIP ||
+	    b->st == RSH_SIM_BFB_DATA || (b->st == RSH_SIM_BFB_HDR &&
+	    b->hdr_n > 0)))
+		rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_MISC, RSH_SIM_LOG_ERR,
+				"bootfifo: stream ended inside an image", false, 0);
+	memset(b, 0, sizeof(*b));
+	b->linux_reader = true;
+	b->stage = RSH_SIM_BOOT_CHAIN_LEN; /* no boot chain: Linux runs */
+	__atomic_store_n(&sim->keep_len, 0, __ATOMIC_RELEASE);
+	RSH_SIM_ST_SET(sim, stream_error, false);
+}
+
 /* The consumer reads n contiguous words: hash, count, parse. */
 static void
 rsh_sim_boot_feed(struct rsh_sim *sim, const uint64_t *w, unsigned int n)
@@ -321,6 +391,8 @@ rsh_sim_boot_feed(struct rsh_sim *sim, const uint64_t *w, unsigned int n)
 	unsigned int k;
 
 	RSH_SIM_ST_SET(sim, hash, rsh_sim_hash_words(sim->st.hash, w, n));
+	if (sim->bfb.linux_reader)
+		RSH_SIM_ST_ADD(sim, bootfifo_bytes, (uint64_t)n * 8);
 	while (n > 0) {
 		if (sim->bfb.st == RSH_SIM_BFB_HDR && sim->bfb.hdr_n == 0)
 			sim->bfb.img_offset = sim->st.consumed_bytes;
@@ -366,8 +438,8 @@ rsh_sim_boot_budget(struct rsh_sim *sim, uint64_t now)
 	struct rsh_sim_consumer *c = &sim->cons;
 	uint64_t lim, w;
 
-	if (!c->fifo_boot || sim->gone || now < c->start ||
-	    now < c->stall_until)
+	if ((!c->fifo_boot && !rsh_sim_linux_reads(sim)) || sim->gone ||
+	    now < c->start || now < c->stall_until)
 		return 0;
 	if (c->seg_t0 < c->stall_until) { /* a stall ended: new segment */
 		c->seg_t0 = c->stall_until;
@@ -426,6 +498,7 @@ rsh_sim_boot_advance(struct rsh_sim *sim, uint64_t now)
 			return;
 		}
 		n = (unsigned int)RTE_MIN((uint64_t)n, budget);
+		rsh_sim_bootfifo_session(sim, now);
 		rsh_sim_boot_feed(sim, w, n);
 		rsh_sim_fifo_drop(&sim->boot, n);
 		rsh_sim_boot_took(sim, n, now,
@@ -457,6 +530,7 @@ rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,
 			budget = rsh_sim_boot_budget(sim, now);
 			k = (unsigned int)RTE_MIN((uint64_t)n, budget);
 			if (k > 0) {
+				rsh_sim_bootfifo_session(sim, now);
 				rsh_sim_boot_feed(sim, w, k);
 				rsh_sim_boot_took(sim, k, now, budget > k);
 				w += k;

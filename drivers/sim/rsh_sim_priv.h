@@ -25,8 +25,10 @@
 #define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_SIM_REG_COUNT */
 #define RSH_SIM_LOG_PEND_WORDS 64u   /* records waiting for SEMAPHORE0 */
 #define RSH_SIM_NO_OFFSET UINT64_MAX
+#define RSH_SIM_BOOTFIFO_IDLE_NS 500000000ull /* Linux reader gives up */
 
 /* Scratch-log record fields, rshim-host-interface.md §5.6. */
+#define RSH_SIM_LOG_MOD_MISC 0u
 #define RSH_SIM_LOG_MOD_BL1 1u
 #define RSH_SIM_LOG_MOD_BL2 2u
 #define RSH_SIM_LOG_MOD_BL31 4u
@@ -135,8 +137,10 @@ struct rsh_sim_bfb {
 	uint32_t img_crc;       /* CRC from the current header */
 	uint64_t img_following; /* following-images bitmap */
 	uint64_t img_offset;    /* stream offset of the current header */
-	unsigned int stage;     /* images of RSH_SIM_BOOT_CHAIN loaded */
+	unsigned int stage;     /* images of the boot chain loaded */
 	uint8_t img_id;
+	bool linux_reader;      /* the running DPU's bootfifo reader, not
+				 * the boot ROM, reads this session */
 };
 
 /* What the boot chain opens in turn, forward-only (hardware-notes §D6.5):
@@ -147,6 +151,7 @@ struct rsh_sim_bfb {
 /* Boot-ROM consumer timing (TSC virtual time) and fault schedule. */
 struct rsh_sim_consumer {
 	bool fifo_boot;      /* BOOT_CONTROL mode was 0 at the last reset */
+	uint64_t last_word;  /* TSC of the last word taken (0: none yet) */
 	uint64_t start;      /* TSC when the consumer may start (reset end) */
 	uint64_t seg_t0;     /* rate segment start (TSC) */
 	uint64_t seg_words;  /* words consumed in this segment */

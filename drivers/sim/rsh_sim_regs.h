@@ -108,6 +108,13 @@ enum rsh_sim_reg {
 #define RSH_SIM_RST_TYPE_DPU 1u
 #define RSH_SIM_RST_TYPE_NIC 2u
 
+/* SCRATCHPAD2 bits 12:11: deferred-upgrade status as bfb-install reads
+ * it (hardware-notes §3.8 step 9): 10b staged OK, 11b failed. */
+#define RSH_SIM_SP2_UPG_SHIFT 11
+#define RSH_SIM_SP2_UPG_MASK (3ull << RSH_SIM_SP2_UPG_SHIFT)
+#define RSH_SIM_SP2_UPG_OK 2ull
+#define RSH_SIM_SP2_UPG_FAIL 3ull
+
 /* "Not reachable" read values, §1.4. */
 #define RSH_SIM_BAD_ACCESS 0xBAD00ACCE55ull
 #define RSH_SIM_ALL_ONES UINT64_MAX

@@ -305,6 +305,72 @@ test_bfb_chain(void **state)
 	}
 }
 
+/* Is there a record of module/level whose text is text? */
+static bool
+rsh_t_log_has(const uint64_t *w, unsigned int n, uint64_t mod,
+	      uint64_t level, const char *text)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i += 1 + ((w[i] >> 48) & 0x7F))
+		if ((w[i] >> 60) == mod && (w[i] & 0xFF) == level &&
+		    ((w[i] >> 56) & 0xF) == 4 &&
+		    strcmp((const char *)&w[i + 1], text) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A deferred update (reset skipped) on a running DPU: Linux's bootfifo
+ * reader takes the whole stream, reports "Runtime upgrade finished" and
+ * SCRATCHPAD2 bits 12:11 = 10b; no reset, BOOT_CONTROL untouched. With
+ * Linux down nothing reads the FIFO. A session cut short for more than
+ * 500 ms is reported and the next push is a new session.
+ */
+static void
+test_bootfifo_deferred(void **state)
+{
+	uint64_t logw[RSH_SCRATCH_BUF_WORDS];
+	struct rsh_sim_stats st;
+	struct rsh_t_bfb b;
+	struct rsh_t_sim t;
+	unsigned int n;
+
+	(void)state;
+	rsh_t_bfb_make(&b, 20000, 100);
+	rsh_t_sim_open(&t, "sim:bf3,booted=1");
+	assert_int_equal(rsh_t_push(&t, b.w, b.words, 2000), b.words);
+	st = rsh_t_stats(&t);
+	assert_int_equal(st.upgrades, 1);
+	assert_int_equal(st.bootfifo_bytes, b.words * 8);
+	assert_int_equal(st.images_ok, 3);
+	assert_int_equal(st.resets, 0);
+	assert_false(st.booted);
+	assert_false(st.stream_error);
+	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_CONTROL), 1);
+	assert_int_equal((rsh_t_rd(&t, RSH_SCRATCHPAD2) >> 11) & 3, 2);
+	n = rsh_t_log_read(&t, logw, RTE_DIM(logw));
+	assert_true(rsh_t_log_has(logw, n, 0, 0, "Runtime upgrade finished"));
+	assert_false(rsh_t_log_has(logw, n, 5, 0, "DPU is ready"));
+	/* an update cut in the middle, then a whole one after > 500 ms */
+	rsh_t_wait_ms(700);
+	assert_int_equal(rsh_t_push(&t, b.w, 100, 1000), 100);
+	rsh_t_wait_ms(700);
+	assert_int_equal(rsh_t_push(&t, b.w, b.words, 2000), b.words);
+	assert_int_equal(rsh_t_stats(&t).upgrades, 2);
+	n = rsh_t_log_read(&t, logw, RTE_DIM(logw));
+	assert_true(rsh_t_log_has(logw, n, 0, 2,
+				  "bootfifo: stream ended inside an image"));
+	rsh_t_sim_close(&t);
+
+	rsh_t_sim_open(&t, "sim:bf3"); /* eMMC boot, Linux not running */
+	assert_true(rsh_t_push(&t, b.w, b.words, 50) < b.words);
+	assert_int_equal(rsh_t_stats(&t).consumed_bytes, 0);
+	assert_int_equal(rsh_t_stats(&t).upgrades, 0);
+	rsh_t_sim_close(&t);
+	free(b.w);
+}
+
 /* A record that does not fit the 7-bit-indexed buffer is dropped. */
 static void
 test_log_full(void **state)
@@ -561,6 +627,7 @@ main(void)
 		cmocka_unit_test(test_bfb_boot),
 		cmocka_unit_test(test_bfb_long_header),
 		cmocka_unit_test(test_bfb_chain),
+		cmocka_unit_test(test_bootfifo_deferred),
 		cmocka_unit_test(test_log_semaphore),
 		cmocka_unit_test(test_log_full),
 		cmocka_unit_test(test_bfb_crc_error),
