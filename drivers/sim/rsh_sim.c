@@ -274,10 +274,9 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 		return v;
 	case RSH_SIM_REG_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
 		return sim->boot.count & RSH_SIM_BOOT_COUNT_MASK;
-	case RSH_SIM_REG_SEMAPHORE0: /* read returns the old value and takes it */
-		v = *m;
-		*m = 1;
-		return v;
+	case RSH_SIM_REG_SEMAPHORE0: /* read returns the old value and takes
+				      * it (atomic: shared= processes) */
+		return __atomic_exchange_n(m, 1, __ATOMIC_ACQ_REL);
 	case RSH_SIM_REG_SCRATCH_BUF_CTL:
 		return sim->log_ptr & RSH_SIM_LOG_IDX_MASK;
 	case RSH_SIM_REG_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
@@ -459,7 +458,7 @@ rsh_sim_close(struct rsh_backend *be)
 		return;
 	if (sim->arm != NULL && sim->arm->arm_close != NULL)
 		sim->arm->arm_close(sim);
-	free(sim->mem);
+	rsh_sim_mem_detach(sim);
 	free(sim);
 }
 
@@ -474,12 +473,12 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 /*
  * Power-on state: FIFOs empty, reset values, boot mode from bootctl=.
  * BOOT_CONTROL defaults to 1 (eMMC): the host writes 1 on every boot close
- * (rshim-host-interface.md §3.4) and ATF sets it back to eMMC early in
- * boot (dpu-side-tmfifo.md §6.2 step 4), so a running board reads 1
- * (inferred; the reference gives no reset value).
+ * (hardware-notes §3.4) and ATF sets it back to eMMC early in boot
+ * (§D6.2 step 4), so a running board reads 1 (inferred; the hardware
+ * notes give no reset value).
  */
 static void
-rsh_sim_power_on(struct rsh_sim *sim)
+rsh_sim_power_on(struct rsh_sim *sim, bool fresh)
 {
 	uint64_t now = rte_get_timer_cycles();
 	bool bf3 = sim->cfg.gen == RSH_GEN_BF3;
@@ -494,10 +493,12 @@ rsh_sim_power_on(struct rsh_sim *sim)
 	sim->hz = rte_get_timer_hz();
 	sim->resetwin_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.resetwin_ns);
 	sim->por_tsc = sim->reset_tsc = sim->reset_until = now;
-	*rsh_sim_reg(sim, RSH_SIM_REG_FABRIC_DIM) = bf3 ? RSH_SIM_FABRIC_DIM_BF3 :
-						  RSH_SIM_FABRIC_DIM_BF12;
-	*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = sim->cfg.bootctl;
-	rsh_sim_tm_reset(sim);
+	if (fresh) { /* shared=: only the first process powers it on */
+		*rsh_sim_reg(sim, RSH_SIM_REG_FABRIC_DIM) =
+			bf3 ? RSH_SIM_FABRIC_DIM_BF3 : RSH_SIM_FABRIC_DIM_BF12;
+		*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = sim->cfg.bootctl;
+		rsh_sim_tm_reset(sim);
+	}
 	rsh_sim_boot_restart(sim, now);
 	rsh_sim_event_power_on(sim, now);
 }
@@ -526,6 +527,7 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 {
 	struct rsh_sim_cfg cfg;
 	struct rsh_sim *sim;
+	bool fresh;
 	int rc;
 
 	RTE_SET_USED(opts);
@@ -540,24 +542,25 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 	rc = rsh_sim_map_init(sim);
 	if (rc < 0)
 		goto fail_free;
-	rc = -ENOMEM;
-	sim->mem = calloc(sim->bar_size / 8, sizeof(uint64_t));
-	if (sim->mem == NULL)
-		goto fail_free;
 	rsh_sim_be_init(sim, devstr);
-	rsh_sim_power_on(sim);
+	rc = rsh_sim_mem_attach(sim, &fresh);
+	if (rc < 0)
+		goto fail_free;
+	rsh_sim_power_on(sim, fresh);
+	rsh_sim_mem_ready(sim);
 	rc = rsh_sim_arm_attach(sim);
 	if (rc < 0)
 		goto fail_mem;
 	*out = &sim->be;
 	return 0;
 fail_mem:
-	free(sim->mem);
+	rsh_sim_mem_detach(sim);
 fail_free:
 	free(sim);
 fail:
-	rsh_err_set("%s: cannot create the emulated device: %s", devstr,
-		    strerror(-rc));
+	if (rc != -EINVAL) /* -EINVAL: the line is set already */
+		rsh_err_set("%s: cannot create the emulated device: %s", devstr,
+			    strerror(-rc));
 	return rc;
 }
 

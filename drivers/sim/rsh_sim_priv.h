@@ -204,6 +204,7 @@ struct rsh_sim {
 	uint32_t off[RSH_SIM_REG_COUNT]; /* BAR offsets, rsh_sim_regs.c */
 	uint64_t hz;           /* rte_get_timer_hz() at probe */
 	uint64_t *mem;         /* plain storage, bar_size / 8 words */
+	void *shm;             /* shared=: the mapped segment, else NULL */
 	struct {
 		uint32_t off;
 		uint8_t reg1;  /* enum rsh_sim_reg + 1, 0 = empty slot */
@@ -390,6 +391,14 @@ void rsh_sim_arm_reset(struct rsh_sim *sim, uint64_t now, bool key);
 
 /* The sim device behind a backend, NULL if it is not one. */
 struct rsh_sim *rsh_sim_of_mut(struct rsh_backend *be);
+
+/* ---- rsh_sim_shm.c ---- */
+
+/* Register storage, private or shared=; *fresh: power-on values needed. */
+int rsh_sim_mem_attach(struct rsh_sim *sim, bool *fresh);
+/* The power-on values are written: other processes may attach. */
+void rsh_sim_mem_ready(struct rsh_sim *sim);
+void rsh_sim_mem_detach(struct rsh_sim *sim);
 
 /* ---- rsh_sim_event.c ---- */
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -380,6 +381,39 @@ test_inject(void **state)
 	rsh_t_sim_close(&t);
 }
 
+/* shared=NAME: two opens meet on the same registers; a later opener does
+ * not power them on again; another generation is refused; the last
+ * close removes the segment. */
+static void
+test_shared(void **state)
+{
+	const struct rsh_backend_driver *drv = rsh_backend_find("sim");
+	struct rsh_backend *be;
+	struct rsh_t_sim a, b, c;
+	char dev[64], dev2[64], path[96];
+
+	(void)state;
+	snprintf(dev, sizeof(dev), "sim:bf3,shared=u%ld", (long)getpid());
+	snprintf(dev2, sizeof(dev2), "sim:bf2,shared=u%ld", (long)getpid());
+	snprintf(path, sizeof(path), "/dev/shm/rshim-sim-u%ld", (long)getpid());
+	rsh_t_sim_open(&a, dev);
+	rsh_t_sim_open(&b, dev);
+	rsh_t_wr(&a, RSH_SCRATCHPAD2, 0x1234);
+	assert_int_equal(rsh_t_rd(&b, RSH_SCRATCHPAD2), 0x1234);
+	rsh_t_wr(&b, RSH_BOOT_CONTROL, 0);
+	rsh_t_sim_open(&c, dev);
+	assert_int_equal(rsh_t_rd(&c, RSH_BOOT_CONTROL), 0); /* not reset */
+	assert_int_equal(rsh_t_rd(&c, RSH_SEMAPHORE0), 0);   /* c takes it */
+	assert_int_equal(rsh_t_rd(&a, RSH_SEMAPHORE0), 1);   /* a sees it taken */
+	assert_int_equal(drv->probe(dev2, NULL, &be), -EINVAL);
+	assert_non_null(strstr(rsh_last_error(), "belongs to a BlueField-3"));
+	rsh_t_sim_close(&c);
+	rsh_t_sim_close(&b);
+	assert_int_equal(access(path, F_OK), 0);
+	rsh_t_sim_close(&a);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
 int
 main(void)
 {
@@ -394,6 +428,7 @@ main(void)
 		cmocka_unit_test(test_tm_triggers),
 		cmocka_unit_test(test_time_trigger),
 		cmocka_unit_test(test_inject),
+		cmocka_unit_test(test_shared),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
