@@ -350,12 +350,11 @@ rsh_sim_count(uint64_t *ctr, unsigned int n)
 	__atomic_store_n(ctr, *ctr + n, __ATOMIC_RELAXED);
 }
 
-/* backend op: one 64-bit read. */
+/* One 64-bit read at device time now. */
 static uint64_t
-rsh_sim_read64(struct rsh_backend *be, uint32_t off)
+rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 
 	rsh_sim_count(&be->stats.reads, 1);
@@ -365,12 +364,11 @@ rsh_sim_read64(struct rsh_backend *be, uint32_t off)
 	return rsh_sim_reg_read(sim, rsh_sim_lut_find(sim, off), off, now);
 }
 
-/* backend op: one 64-bit write. */
+/* One 64-bit write at device time now. */
 static void
-rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+rsh_sim_do_write64(struct rsh_backend *be, uint32_t off, uint64_t v, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 
 	rsh_sim_count(&be->stats.writes, 1);
@@ -382,14 +380,13 @@ rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
 	rsh_sim_reg_write(sim, rsh_sim_lut_find(sim, off), off, v, now);
 }
 
-/* backend op: n writes to one FIFO data register (bursts on the fast
- * paths, word by word for any other register). */
+/* n writes to one FIFO data register (bursts on the fast paths, word by
+ * word for any other register) at device time now. */
 static void
-rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
-		   unsigned int n)
+rsh_sim_do_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+		      unsigned int n, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 	unsigned int i, k;
 	int reg;
@@ -414,13 +411,12 @@ rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 	}
 }
 
-/* backend op: n reads (pops) of one FIFO data register. */
+/* n reads (pops) of one FIFO data register at device time now. */
 static void
-rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
-		  unsigned int n)
+rsh_sim_do_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+		     unsigned int n, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 	unsigned int i, k;
 	int reg;
@@ -446,6 +442,47 @@ rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 	}
 	for (i = 0; i < n; i++)
 		w[i] = rsh_sim_reg_read(sim, reg, off, now);
+}
+
+/* backend ops: each access is charged by the MMIO cost model first
+ * (rsh_sim_cost.c) and runs at the device's time. */
+static uint64_t
+rsh_sim_read64(struct rsh_backend *be, uint32_t off)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint64_t v = rsh_sim_do_read64(be, off, rsh_sim_cost_read(sim, 1));
+
+	rsh_sim_cost_leave(sim);
+	return v;
+}
+
+static void
+rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	rsh_sim_do_write64(be, off, v, rsh_sim_cost_write(sim, 1));
+	rsh_sim_cost_leave(sim);
+}
+
+static void
+rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+		   unsigned int n)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	rsh_sim_do_write_fifo(be, off, w, n, rsh_sim_cost_write(sim, n));
+	rsh_sim_cost_leave(sim);
+}
+
+static void
+rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+		  unsigned int n)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	rsh_sim_do_read_fifo(be, off, w, n, rsh_sim_cost_read(sim, n));
+	rsh_sim_cost_leave(sim);
 }
 
 /* backend op: free the device. */
@@ -485,7 +522,8 @@ rsh_sim_power_on(struct rsh_sim *sim, bool fresh)
 
 	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,
 		.cap = RSH_SIM_BOOT_DEPTH_BF3,
-		.depth = bf3 ? RSH_SIM_BOOT_DEPTH_BF3 : RSH_SIM_BOOT_DEPTH_BF12 };
+		.depth = sim->cfg.boot_depth ? sim->cfg.boot_depth :
+			 bf3 ? RSH_SIM_BOOT_DEPTH_BF3 : RSH_SIM_BOOT_DEPTH_BF12 };
 	sim->htt = (struct rsh_sim_fifo){ .w = sim->htt_w,
 		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
 	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,
@@ -548,6 +586,7 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 		goto fail_free;
 	rsh_sim_power_on(sim, fresh);
 	rsh_sim_mem_ready(sim);
+	rsh_sim_cost_init(sim);
 	rc = rsh_sim_arm_attach(sim);
 	if (rc < 0)
 		goto fail_mem;
@@ -632,6 +671,13 @@ rsh_sim_of_mut(struct rsh_backend *be)
 	if (be == NULL || be->ops != &rsh_sim_ops)
 		return NULL;
 	return (struct rsh_sim *)be;
+}
+
+/* The sim device behind a backend, for rsh_sim_cost.c. */
+const struct rsh_sim *
+rsh_sim_cast(const struct rsh_backend *be)
+{
+	return rsh_sim_of(be);
 }
 
 #define RSH_SIM_LD(f) (st->f = __atomic_load_n(&sim->st.f, __ATOMIC_RELAXED))

@@ -173,6 +173,8 @@ rsh_sim_opt_stall(struct rsh_sim_cfg *cfg, const char *v)
 	    rsh_sim_parse_dur(dur, &s.dur_ns) < 0 ||
 	    rsh_sim_parse_size(off, &s.offset) < 0)
 		return -EINVAL;
+	if (cfg->prof_scale != 0)
+		return -EINVAL; /* profile= has its own stalls */
 	if (cfg->n_stalls == RSH_SIM_STALLS_MAX)
 		return -ENOSPC;
 	for (i = cfg->n_stalls; i > 0 && cfg->stall[i - 1].offset > s.offset; i--)
@@ -401,6 +403,43 @@ rsh_sim_opt_shared(struct rsh_sim_cfg *cfg, const char *v)
 	return 0;
 }
 
+/* cost=<0|1> */
+static int
+rsh_sim_opt_cost(struct rsh_sim_cfg *cfg, const char *v)
+{
+	static const char *const w[] = { "0", "1", NULL };
+	int i = rsh_sim_parse_word(v, w);
+
+	cfg->cost_on = i == 1;
+	return i < 0 ? i : 0;
+}
+
+/* rd_ns=<n>, wr_ns=<n>: at most 1 ms an access; turn the model on. */
+static int
+rsh_sim_opt_rdns(struct rsh_sim_cfg *cfg, const char *v)
+{
+	cfg->cost_on = true;
+	return rsh_sim_parse_range(v, 0, 1000000, &cfg->rd_ns);
+}
+
+static int
+rsh_sim_opt_wrns(struct rsh_sim_cfg *cfg, const char *v)
+{
+	cfg->cost_on = true;
+	return rsh_sim_parse_range(v, 0, 1000000, &cfg->wr_ns);
+}
+
+/* bootdepth=512|1024 */
+static int
+rsh_sim_opt_bootdepth(struct rsh_sim_cfg *cfg, const char *v)
+{
+	static const char *const w[] = { "512", "1024", NULL };
+	int i = rsh_sim_parse_word(v, w);
+
+	cfg->boot_depth = i == 0 ? 512 : 1024;
+	return i < 0 ? i : 0;
+}
+
 #define RSH_SIM_SZ "K/M/G = 2^10/2^20/2^30"
 #define RSH_SIM_TRIG "<off> = boot-stream bytes since reset, tm:<size> = TM FIFO bytes since power-on, time:<dur> = since power-on"
 
@@ -461,6 +500,21 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "crash", "panic|exception", "none",
 	  "the next boot ends in a PANIC or EXCEPTION record in the scratch log instead of \"DPU is ready\"",
 	  0, rsh_sim_opt_crash },
+	{ "cost", "0|1", "0",
+	  "charge every MMIO access in virtual time (benchmarks)",
+	  0, rsh_sim_opt_cost },
+	{ "rd_ns", "<n>", "1000",
+	  "cost of one 64-bit read in ns, 0-1000000; sets cost=1",
+	  0, rsh_sim_opt_rdns },
+	{ "wr_ns", "<n>", "100",
+	  "cost of one posted 64-bit write in ns, 0-1000000; sets cost=1",
+	  0, rsh_sim_opt_wrns },
+	{ "bootdepth", "512|1024", "1024 on BF3, 512 on BF1/BF2",
+	  "boot FIFO depth in words, e.g. a BF3 shallower than thought",
+	  0, rsh_sim_opt_bootdepth },
+	{ "profile", "install[/N]", "none",
+	  "drain like a whole install (fast firmware, long stalls, slow eMMC tail), N times compressed; not with stall=",
+	  0, rsh_sim_profile_set },
 	{ "shared", "<name>", "private",
 	  "the register file lives in shared memory /rshim-sim-<name>: every process opening the same name meets the same registers",
 	  0, rsh_sim_opt_shared },
@@ -569,7 +623,10 @@ rsh_sim_doc(FILE *f)
 		const char *p;
 
 		rsh_sim_opt_form(o, form, sizeof(form));
-		fprintf(f, "| `%s` | ", form);
+		fputs("| `", f);
+		for (p = form; *p != '\0'; p++) /* '|' ends a cell even in code */
+			fprintf(f, *p == '|' ? "\\|" : "%c", *p);
+		fputs("` | ", f);
 		for (p = o->help; *p != '\0'; p++) /* '|' ends a cell, '<' a tag */
 			rsh_sim_doc_char(f, *p);
 		fprintf(f, " | %s |\n", o->def);
@@ -714,6 +771,8 @@ rsh_sim_cfg_default(struct rsh_sim_cfg *cfg)
 	cfg->arm.peer_index = -1;
 	cfg->arm.poll_ns = 10000;
 	cfg->arm.ctrl_ignore = true;
+	cfg->rd_ns = 1000;
+	cfg->wr_ns = 100;
 }
 
 /* Parse a whole device string into cfg. */

@@ -510,13 +510,16 @@ rsh_sim_boot_advance(struct rsh_sim *sim, uint64_t now)
  * Host writes of n words to BOOT_FIFO_DATA. The consumer runs first; when
  * it has drained the FIFO and may take more right now (unlimited drain),
  * it reads straight from the host's burst, which is what a push followed
- * at once by a pop would do. Words that find the FIFO full are dropped
- * and counted (§6.1: full → dropped for MMIO).
+ * at once by a pop would do. The burst arrives at the device time of the
+ * access (plus its MMIO cost with cost=1): words that still find the FIFO
+ * full are dropped and counted (§D6.1: full → dropped for MMIO), however
+ * long the host's thread takes to get here.
  */
 void
 rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,
 		   uint64_t now)
 {
+	uint64_t end = now + sim->cost.pend_cyc; /* the burst's last word */
 	uint64_t budget;
 	unsigned int k;
 
@@ -543,10 +546,10 @@ rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,
 		n -= k;
 		if (n == 0)
 			return;
-		if (k == 0) {
+		if (k == 0 || now >= end) {
 			RSH_SIM_ST_ADD(sim, boot_overflows, n);
 			return;
 		}
-		now = rte_get_timer_cycles();
+		now = end; /* once more, when the burst has fully arrived */
 	}
 }
