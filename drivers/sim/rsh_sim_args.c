@@ -21,6 +21,7 @@
 
 #define RSH_LOGTYPE rsh_logtype_sim
 #include "rsh_log.h"
+#include "rsh_parse.h"
 #include "rsh_sim_priv.h"
 
 #define RSH_SIM_DEVSTR_MAX 256
@@ -38,90 +39,30 @@ struct rsh_sim_opt {
 	int (*set)(struct rsh_sim_cfg *cfg, const char *val);
 };
 
-/* A number with an optional one-letter multiplier from units/mults. */
-static int
-rsh_sim_parse_num(const char *s, const char *units, const uint64_t *mults,
-		  uint64_t *out)
-{
-	const char *u;
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0)
-		return -EINVAL;
-	if (*end == '\0') {
-		*out = v;
-		return 0;
-	}
-	u = strchr(units, *end);
-	if (u == NULL || *u == '\0' || end[1] != '\0' ||
-	    v > UINT64_MAX / mults[u - units])
-		return -EINVAL;
-	*out = v * mults[u - units];
-	return 0;
-}
-
-/* Byte count: K/M/G are powers of 1024. */
+/* Values go through the project's one parser (lib/util/rsh_parse.h):
+ * sizes K/M/G = 1024^n, rates K/M/G = 1000^n, durations with a unit. */
 static int
 rsh_sim_parse_size(const char *s, uint64_t *out)
 {
-	static const uint64_t m[] = { 1ull << 10, 1ull << 20, 1ull << 30 };
-
-	return rsh_sim_parse_num(s, "KMG", m, out);
+	return rsh_parse_size(s, 0, UINT64_MAX, out);
 }
 
-/* Rate in bytes/s: K/M/G are powers of 1000. */
 static int
 rsh_sim_parse_rate(const char *s, uint64_t *out)
 {
-	static const uint64_t m[] = { 1000ull, 1000000ull, 1000000000ull };
-
-	return rsh_sim_parse_num(s, "KMG", m, out);
+	return rsh_parse_rate(s, 0, UINT64_MAX, out);
 }
 
-/* Duration into ns: ns, us, ms, s, m; a bare number only when 0. */
 static int
 rsh_sim_parse_dur(const char *s, uint64_t *ns)
 {
-	static const struct { const char *u; uint64_t mult; } units[] = {
-		{ "ns", 1ull }, { "us", 1000ull }, { "ms", 1000000ull },
-		{ "s", 1000000000ull }, { "m", 60000000000ull },
-	};
-	unsigned long long v;
-	unsigned int i;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0)
-		return -EINVAL;
-	if (*end == '\0' && v == 0) {
-		*ns = 0;
-		return 0;
-	}
-	for (i = 0; i < RTE_DIM(units); i++) {
-		if (strcmp(end, units[i].u) == 0 &&
-		    v <= UINT64_MAX / units[i].mult) {
-			*ns = v * units[i].mult;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return rsh_parse_duration(s, 0, 0, UINT64_MAX, ns);
 }
 
-/* A plain number lo..hi. */
 static int
 rsh_sim_parse_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	if (rsh_sim_parse_num(s, "", NULL, out) < 0 || *out < lo || *out > hi)
-		return -EINVAL;
-	return 0;
+	return rsh_parse_uint(s, lo, hi, out);
 }
 
 /* "<a>@<b>" split at the first '@' into a (copied) and b. */
@@ -253,11 +194,7 @@ rsh_sim_parse_word(const char *v, const char *const *words)
 static int
 rsh_sim_opt_booted(struct rsh_sim_cfg *cfg, const char *v)
 {
-	static const char *const w[] = { "0", "1", NULL };
-	int i = rsh_sim_parse_word(v, w);
-
-	cfg->arm.booted = i == 1;
-	return i < 0 ? i : 0;
+	return rsh_parse_bool(v, &cfg->arm.booted);
 }
 
 static int
@@ -342,11 +279,7 @@ rsh_sim_opt_owner(struct rsh_sim_cfg *cfg, const char *v)
 static int
 rsh_sim_opt_lock(struct rsh_sim_cfg *cfg, const char *v)
 {
-	static const char *const w[] = { "0", "1", NULL };
-	int i = rsh_sim_parse_word(v, w);
-
-	cfg->locked = i == 1;
-	return i < 0 ? i : 0;
+	return rsh_parse_bool(v, &cfg->locked);
 }
 
 /* rst=<dpu|nic>[:<downtime>]@<dur> */
@@ -407,11 +340,7 @@ rsh_sim_opt_shared(struct rsh_sim_cfg *cfg, const char *v)
 static int
 rsh_sim_opt_cost(struct rsh_sim_cfg *cfg, const char *v)
 {
-	static const char *const w[] = { "0", "1", NULL };
-	int i = rsh_sim_parse_word(v, w);
-
-	cfg->cost_on = i == 1;
-	return i < 0 ? i : 0;
+	return rsh_parse_bool(v, &cfg->cost_on);
 }
 
 /* rd_ns=<n>, wr_ns=<n>: at most 1 ms an access; turn the model on. */
@@ -440,13 +369,13 @@ rsh_sim_opt_bootdepth(struct rsh_sim_cfg *cfg, const char *v)
 	return i < 0 ? i : 0;
 }
 
-#define RSH_SIM_SZ "K/M/G = 2^10/2^20/2^30"
+#define RSH_SIM_SZ "K/M/G = 1024^n"
 #define RSH_SIM_TRIG "<off> = boot-stream bytes since reset, tm:<size> = TM FIFO bytes since power-on, time:<dur> = since power-on"
 
 /* THE option table: parser, --help and doc/emulator.md come from it. */
 static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "drain", "<rate>", "0 (unlimited)",
-	  "boot-ROM consumer speed in bytes/s; K/M/G = 10^3/10^6/10^9; 0 = unlimited",
+	  "boot-ROM consumer speed in bytes/s; K/M/G = 1000^n; 0 = unlimited",
 	  0, rsh_sim_opt_drain },
 	{ "stall", "<dur>@<off>", "none",
 	  "the consumer stops reading for <dur> once <off> bytes of the stream were consumed; up to 8; " RSH_SIM_SZ,
@@ -467,7 +396,7 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "bootctl", "<0-3>", "1",
 	  "BOOT_CONTROL at power-on (0 boot FIFO, 1 eMMC)", 0,
 	  rsh_sim_opt_bootctl },
-	{ "booted", "0|1", "0",
+	{ "booted", "<bool>", "0",
 	  "1: the DPU's Linux (console, network, bootfifo reader) runs from power-on and after eMMC resets; 0: only after a completed boot stream",
 	  0, rsh_sim_opt_booted },
 	{ "peer", "<N>|none", "first free N",
@@ -491,7 +420,7 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "owner", "none|bmc|bmc-old|bmc-request", "none",
 	  "another rshim driver (a BMC): bmc writes its keepalive and hands over on OSP_REQ; bmc-old ignores OSP_REQ; bmc-request asks us for the device",
 	  0, rsh_sim_opt_owner },
-	{ "lock", "0|1", "0",
+	{ "lock", "<bool>", "0",
 	  "1: secure NIC mode, SCRATCHPAD1 reads the LOCK word and host writes to it are ignored",
 	  0, rsh_sim_opt_lock },
 	{ "rst", "dpu|nic[:<down>]@<dur>", "none",
@@ -500,7 +429,7 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "crash", "panic|exception", "none",
 	  "the next boot ends in a PANIC or EXCEPTION record in the scratch log instead of \"DPU is ready\"",
 	  0, rsh_sim_opt_crash },
-	{ "cost", "0|1", "0",
+	{ "cost", "<bool>", "0",
 	  "charge every MMIO access in virtual time (benchmarks)",
 	  0, rsh_sim_opt_cost },
 	{ "rd_ns", "<n>", "1000",
@@ -599,7 +528,9 @@ rsh_sim_help(FILE *f)
 		snprintf(text, sizeof(text), "%s (default: %s)", o->help, o->def);
 		rsh_sim_help_wrap(f, text, RSH_SIM_HELP_COL);
 	}
-	fprintf(f, "  <dur> is a number with ns, us, ms, s or m (minutes); a bare 0 is accepted\n");
+	fprintf(f, "  <dur>: %s; <off>, <size>: %s;\n  <rate>: %s; <bool>: %s\n",
+		RSH_PARSE_HINT_DURATION, RSH_PARSE_HINT_SIZE, RSH_PARSE_HINT_RATE,
+		RSH_PARSE_HINT_BOOL);
 }
 
 /* One character of a Markdown table cell. */

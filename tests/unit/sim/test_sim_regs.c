@@ -101,7 +101,7 @@ test_args_bad(void **state)
 		{ "sim:", "unknown generation ''" },
 		{ "sim:bf3,drian=1M", "sim:bf3,drian=1M: unknown option 'drian' (valid: drain=<rate>, stall=<dur>@<off>, gone@<trigger>, armreset@<trigger>, resetwin=<dur>" },
 		{ "sim:bf3,drain=fast", "sim:bf3,drain=fast: bad value 'fast' for drain (expected drain=<rate>: boot-ROM consumer speed" },
-		{ "sim:bf3,drain=1T", "bad value '1T' for drain" },
+		{ "sim:bf3,drain=1Q", "bad value '1Q' for drain" },
 		{ "sim:bf3,drain=-5", "bad value '-5' for drain" },
 		{ "sim:bf3,stall=2s", "bad value '2s' for stall (expected stall=<dur>@<off>" },
 		{ "sim:bf3,stall=2x@1M", "bad value '2x@1M' for stall" },
