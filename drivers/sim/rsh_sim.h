@@ -170,6 +170,12 @@ struct rsh_sim_arm_stats {
 	uint64_t fault_oversize; /**< oversize@ frames sent */
 	uint64_t fault_stalls;   /**< armstall= stalls started */
 	uint64_t peer_syscalls;  /**< TAP/PTY reads and writes issued */
+	uint64_t tx_timeouts;    /**< net frames dropped after 2 s without
+				   *   TILE_TO_HOST space (Linux >= 6.8) */
+	uint64_t tx_pad_words;   /**< zero words written after such a drop */
+	uint64_t rx_uefi_con_bytes; /**< console bytes UEFI kept (1 KiB ring) */
+	uint64_t rx_uefi_con_full;  /**< polls UEFI left console input in
+				      *   HOST_TO_TILE: its ring was full */
 };
 
 /**

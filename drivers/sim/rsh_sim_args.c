@@ -222,6 +222,13 @@ rsh_sim_opt_ctrl(struct rsh_sim_cfg *cfg, const char *v)
 	return i < 0 ? i : 0;
 }
 
+/* uefi=<dur> */
+static int
+rsh_sim_opt_uefi(struct rsh_sim_cfg *cfg, const char *v)
+{
+	return rsh_sim_parse_dur(v, &cfg->arm.uefi_ns);
+}
+
 /* armpoll=<dur>, at most 1 s */
 static int
 rsh_sim_opt_armpoll(struct rsh_sim_cfg *cfg, const char *v)
@@ -405,6 +412,9 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "ctrl", "ignore|reply", "ignore",
 	  "control messages 0xFB-0xFF: ignored as Linux and UEFI do, or answered (MAC, VLAN, PXE)",
 	  0, rsh_sim_opt_ctrl },
+	{ "uefi", "<dur>", "0",
+	  "after a boot stream UEFI holds the TM FIFOs this long before Linux: whole messages only, console input into a 1 KiB ring, network frames dropped",
+	  0, rsh_sim_opt_uefi },
 	{ "armpoll", "<dur>", "10us",
 	  "how often an idle ARM side looks at its TAP and PTY (at most 1s)",
 	  0, rsh_sim_opt_armpoll },

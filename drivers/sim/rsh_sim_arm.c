@@ -99,6 +99,22 @@ rsh_sim_arm_start(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	RSH_DEV_LOG(DEBUG, &sim->be, "ARM side up");
 }
 
+/* uefi=: after a boot stream UEFI owns the FIFOs for a while; its
+ * console ring is gone when Linux starts. */
+static bool
+rsh_sim_arm_uefi_holds(const struct rsh_sim *sim, struct rsh_sim_arm *a,
+		       uint64_t now)
+{
+	bool uefi = sim->cfg.arm.uefi_ns != 0 && sim->st.booted &&
+		    now - sim->ready_tsc <
+		    rsh_sim_ns_to_cyc(sim, sim->cfg.arm.uefi_ns);
+
+	if (a->in_uefi && !uefi)
+		a->uefi_con_len = 0;
+	a->in_uefi = uefi;
+	return uefi;
+}
+
 /* arm_poll hook: serve HOST_TO_TILE, then TILE_TO_HOST. */
 static void
 rsh_sim_arm_poll_cb(struct rsh_sim *sim, uint64_t now)
@@ -108,6 +124,10 @@ rsh_sim_arm_poll_cb(struct rsh_sim *sim, uint64_t now)
 	if (!a->running) {
 		if (!rsh_sim_arm_is_up(sim))
 			return;
+		if (rsh_sim_arm_uefi_holds(sim, a, now)) {
+			rsh_sim_arm_uefi_run(sim, a);
+			return;
+		}
 		rsh_sim_arm_start(sim, a, now);
 	}
 	if (now < a->stall_until)

@@ -186,6 +186,7 @@ rsh_sim_bfb_ready(struct rsh_sim *sim)
 		return;
 	rsh_sim_log_msg(sim, RSH_SIM_LOG_MOD_UEFI, RSH_SIM_LOG_INFO,
 			"DPU is ready", false, 0);
+	sim->ready_tsc = rsh_sim_now(sim);
 	*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = RSH_SIM_BOOTMODE_EMMC;
 	RSH_SIM_ST_SET(sim, booted, true);
 	rsh_sim_boot_progress(sim, RSH_SIM_PROG_READY);

@@ -54,6 +54,7 @@ struct rsh_sim_arm_cfg {
 	uint64_t oversize_at;   /* oversize@<n>: n-th message sent */
 	uint64_t stall_at;      /* armstall=<dur>@<n>: n-th message received */
 	uint64_t stall_ns;
+	uint64_t uefi_ns;       /* uefi=<dur>: UEFI holds the FIFOs that long */
 };
 
 /* When an on-demand fault fires: bytes of the boot stream consumed since
@@ -255,6 +256,7 @@ struct rsh_sim {
 	void *arm_priv;
 	bool arm_up;           /* ARM "running": booted or eMMC boot */
 	bool crashed;          /* crash= fired (one boot only) */
+	uint64_t ready_tsc;    /* device time of the last "DPU is ready" */
 	struct rsh_sim_cost cost;
 	struct rsh_sim_stats st;
 };
