@@ -344,7 +344,8 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 		    rsh_svc_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
 			pending = true;
 		if (pending) {
-			pending = rsh_svc_sync_devices(s) == -EAGAIN;
+			rsh_svc_sync_devices(s);
+			pending = false;
 			last_scan = rsh_svc_ns();
 		}
 		rsh_svc_check_health(s);
@@ -386,7 +387,6 @@ main(int argc, char **argv)
 		.file_prefix = "rshim-pmd",
 		.log_level = 2,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
-		.push_mu = PTHREAD_MUTEX_INITIALIZER,
 	};
 	bool conf_given;
 	sigset_t set;
