@@ -302,6 +302,31 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(info["state"], "gone")
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
 
+    def test_app_push_via_service(self):
+        app = os.environ.get("RSHIM_PMD_APP")
+        if not app:
+            self.skipTest("RSHIM_PMD_APP not set")
+        s = self.svc(["bf3"])
+        env = dict(os.environ, RSHIM_PMD_DEV_DIR=s.dev_dir, RSHIM_PMD_RUN_DIR=s.run_dir)
+        p = subprocess.run([app, "--device", "rshim%d" % BASE, "--push-boot", DEMO,
+                            "--no-progress"], env=env, capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        size = os.path.getsize(DEMO)
+        self.assertRegex(p.stdout, r"rshim%d: pushed %d bytes in .* MiB/s; through %s"
+                         % (BASE, size, re.escape(s.node(BASE, "boot"))))
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 30))
+        # Opening the held device directly is refused, naming the service.
+        p = subprocess.run([app, "--device", "sim:bf3,peer=none", "--push-boot", DEMO],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("held by rshim-pmd pid %d; use its nodes instead, e.g. "
+                      "rshim-pmd-app --device rshim%d" % (s.proc.pid, BASE), p.stderr)
+        p = subprocess.run([app, "--device", "rshim%d" % (BASE + 7), "--push-boot", DEMO],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("no rshim-pmd service serves", p.stderr)
+
     # -- access control, telemetry, shutdown -------------------------------------
 
     def _as_nobody(self, fn):
