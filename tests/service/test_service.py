@@ -290,6 +290,22 @@ class ServiceTest(unittest.TestCase):
         self.assertIsNone(s.proc.poll())
         self.assertIn("BlueField-2", misc_lines(s, BASE + 4))
 
+    def test_sighup_during_push(self):
+        s = self.svc(["bf3,drain=5M"])
+        p = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE, "boot"), "bs=1M",
+                              "status=none"], stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_for(lambda: "boot push start" in s.text(), 30))
+        s.write_conf("rshim%d sim:bf2,peer=none\n" % (BASE + 1))
+        s.hup()
+        self.assertTrue(wait_for(lambda: os.path.exists(s.node(BASE + 1, "misc")), 30),
+                        s.text())
+        self.assertIsNone(p.poll(), "the push should still run (drain 5 MB/s)")
+        _, err = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 0, err + s.text())
+        # The release (tail, BOOT_CONTROL=1) follows the writer's close.
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 60), s.text())
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
     def test_surprise_removal(self):
         s = self.svc(["bf3,gone@1M", "bf2"])
         rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
