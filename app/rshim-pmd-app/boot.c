@@ -156,15 +156,12 @@ rsh_app_summary(const char *dev, const struct rsh_boot_stats *st)
 {
 	double sec = (double)st->elapsed_ns / 1e9;
 	double mib = (double)st->bytes_pushed / 1048576.0;
-	char el[32], stall[32];
 
-	rsh_fmt_duration(el, sizeof(el), st->elapsed_ns);
-	rsh_fmt_duration(stall, sizeof(stall), st->stall_ns);
-	printf("%s: pushed %" PRIu64 " bytes in %s (%.3f s): %.1f MiB/s; MMIO per MiB: %.1f reads, %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%s)\n",
-	       dev, st->bytes_pushed, el, sec, sec > 0 ? mib / sec : 0,
+	printf("%s: pushed %" PRIu64 " bytes in %.3f s: %.1f MiB/s; MMIO per MiB: %.1f reads, %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%.1f s)\n",
+	       dev, st->bytes_pushed, sec, sec > 0 ? mib / sec : 0,
 	       mib > 0 ? (double)st->mmio.reads / mib : 0,
 	       mib > 0 ? (double)st->mmio.writes / mib : 0,
-	       st->fifo_full_waits, st->stalls, stall);
+	       st->fifo_full_waits, st->stalls, (double)st->stall_ns / 1e9);
 }
 
 /* Push the inputs on an opened device; fills out. */

@@ -10,6 +10,7 @@ completion wait (exit 10 and 130), --json documents, merged EAL options and
 
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -279,6 +280,31 @@ class Cli(unittest.TestCase):
         self.assertEqual(doc["exit_code"], 10)
         self.assertEqual(doc["boot"]["result"], "no-completion")
         self.assertIn("no completion line", doc["error"])
+
+    # --- docs -------------------------------------------------------------
+
+    def test_readme_commands(self):
+        """Every ./build/... program the README runs exists and runs."""
+        src = os.environ.get("RSHIM_PMD_SRC")
+        if not src:
+            self.skipTest("RSHIM_PMD_SRC not set")
+        build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(APP))))
+        with open(os.path.join(src, "README.md")) as f:
+            text = f.read()
+        progs = set(re.findall(r"(?:^|\s)\./build/(\S+)", text))
+        self.assertTrue(progs)
+        for rel in progs:
+            path = os.path.join(build, rel)
+            self.assertTrue(os.path.isfile(path) and os.access(path, os.X_OK),
+                            "README runs ./build/%s: not an executable file" % rel)
+        # The quick-start command, as written (emulated device).
+        m = re.search(r"\./build/(app/rshim-pmd-app/rshim-pmd-app --device sim:\S+ \\\n\s*--push-boot \S+)", text)
+        self.assertIsNotNone(m)
+        args = m.group(1).replace("\\\n", " ").split()[1:]
+        args = [a.replace("build/", build + "/", 1) if a.startswith("build/") else a
+                for a in args]
+        p = run(*args, "--quiet", rc=0, timeout=300)
+        self.assertIn("DPU is ready", p.out)
 
     # --- EAL and logging ---------------------------------------------------
 
