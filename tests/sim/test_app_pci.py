@@ -99,8 +99,9 @@ class AppPciTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.root)
 
-    def app(self, *args, rc=0):
-        p = subprocess.run([APP, "--quiet", "--sysfs-root", self.root] + list(args),
+    def app(self, *args, rc=0, eal=False):
+        argv = list(args) if eal else ["--quiet", "--sysfs-root", self.root] + list(args)
+        p = subprocess.run([APP] + argv,
                            capture_output=True, text=True, env=ENV,
                            stdin=subprocess.DEVNULL, timeout=60)
         if rc is not None:
@@ -163,6 +164,18 @@ class AppPciTest(unittest.TestCase):
         p = self.app("--push-boot", DEMO, "--reset-delay", "0", rc=None)
         self.assertNotIn("no usable rshim function", p.stderr)
         self.assertIn("0000:81:00.2", p.stderr)
+
+    def test_poll_lcore_on_numa_node(self):
+        """The poll lcore runs on a CPU of the device's NUMA node."""
+        if os.cpu_count() < 2:
+            self.skipTest("one CPU")
+        write(os.path.join(self.root, "devices", "system", "node", "node0",
+                           "cpulist"), "1\n")
+        p = self.app("--log-level=user.rshim.app:info", "--", "--quiet",
+                     "--sysfs-root", self.root, "--device", "0000:65:00.1",
+                     "--mapping", "direct", "--reset-delay", "0", "--no-log",
+                     "--push-boot", DEMO, rc=None, eal=True)
+        self.assertIn("poll lcore on CPU 1, on the device's NUMA node 0", p.stderr)
 
     def test_list_degraded_link(self):
         line = [ln for ln in self.app("--list").stdout.splitlines()
