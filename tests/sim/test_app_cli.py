@@ -99,6 +99,8 @@ class Cli(unittest.TestCase):
                       ("--doctor", "--list"), ("--console", "--bench", "tmfifo")):
             p = run(*modes, rc=2)
             self.one_line(p, "cannot be combined")
+        p = run("--device", "sim:bf3", "--push-boot", "-", "--console", rc=2)
+        self.one_line(p, "both read stdin")
         p = run("--config", DEMO, "--list", rc=2)
         self.one_line(p, "--config needs --push-boot")
 

@@ -111,9 +111,15 @@ if run gone 6 --device "sim:bf2,gone@2M" --push-boot "$demo"; then
 fi
 
 # Ctrl-C mid-push: exit 130, one line saying so, BOOT_CONTROL restored.
-"$app" --quiet --device sim:bf3,drain=5M --push-boot "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null &
+# Signal once the stream runs (the first progress line), not after a fixed
+# time: a loaded machine may still be starting EAL.
+"$app" --progress --device sim:bf3,drain=5M --push-boot "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null &
 pid=$!
-sleep 0.7
+for _ in $(seq 600); do
+	grep -q "MiB/s" "$tmp/err" && break
+	sleep 0.1
+done
+sleep 0.3
 kill -INT $pid
 wait $pid
 rc=$?
