@@ -253,6 +253,19 @@ class Cli(unittest.TestCase):
         self.assertEqual(p.returncode, 130, err)
         self.assertIn(b"cancelled while waiting for the boot", err)
 
+    def test_device_name_on_every_line(self):
+        """Parallel runs stay apart: every line names the device or the file."""
+        p = run("--device", "sim:bf1", "--push-boot", DEMO, "--no-progress", rc=0)
+        for ln in p.out.splitlines():
+            self.assertTrue(ln.startswith("sim:bf1: "), ln)
+        for ln in p.err.splitlines():
+            self.assertTrue(ln.startswith("rshim-pmd-app: sim:bf1: ") or
+                            ln.startswith("rshim-pmd-app: %s: " % DEMO), ln)
+        p = run("--device", "sim:bf3", "--push-boot", self.no_last(), "--force",
+                "--log-wait", "0.5", rc=10)
+        for ln in p.err.splitlines():
+            self.assertRegex(ln, r"^rshim-pmd-app: (sim:bf3|\S+nolast.bfb): ")
+
     # --- JSON --------------------------------------------------------------
 
     def test_json_list(self):
