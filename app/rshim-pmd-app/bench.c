@@ -211,7 +211,7 @@ rsh_app_bench(struct rsh_app *app)
 		rsh_app_err("bench: interrupted after %u of %u rows; nothing printed", i, n);
 		return RSH_EXIT_CANCEL;
 	}
-	if (app->bench_json)
+	if (app->json)
 		rsh_bench_json(rows, n);
 	else
 		rsh_bench_print(rows, n);

@@ -108,7 +108,7 @@ rsh_app_bench_install(struct rsh_app *app)
 		rsh_app_err("bench: interrupted; nothing printed");
 		return RSH_EXIT_CANCEL;
 	}
-	if (app->bench_json)
+	if (app->json)
 		rsh_install_json(rows, n);
 	else
 		rsh_install_print(rows, n);

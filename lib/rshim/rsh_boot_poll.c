@@ -33,14 +33,14 @@
 static inline uint64_t
 rsh_cyc_to_ns(uint64_t c)
 {
-	return c * 1000000000ull / rte_get_timer_hz();
+	return rsh_cyc_ns(c);
 }
 
 /* Nanoseconds to cycles. */
 static inline uint64_t
 rsh_ns_to_cyc(uint64_t ns)
 {
-	return ns * rte_get_timer_hz() / 1000000000ull;
+	return (uint64_t)((unsigned __int128)ns * rte_get_timer_hz() / 1000000000u);
 }
 
 /* Publish the end of the job and let go of it (the last touch of b). */
@@ -307,4 +307,14 @@ rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	if (b->opts.policy == RSH_BOOT_POLICY_REFERENCE)
 		return rsh_boot_poll_ref(b, now, sleep_ns);
 	return rsh_boot_poll_credit(b, now, sleep_ns);
+}
+
+/* Stop step: the device leaves its poller mid-push: end the job. */
+void
+rsh_boot_stop(struct rsh_dev *dev)
+{
+	struct rsh_boot *b = __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE);
+
+	if (b != NULL)
+		rsh_boot_finish(b, rte_get_timer_cycles(), -ECANCELED);
 }

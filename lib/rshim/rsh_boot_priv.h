@@ -7,6 +7,7 @@
 #define RSH_BOOT_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
@@ -57,6 +58,12 @@ struct rsh_boot {
 	uint64_t stall_cycles;
 	struct rsh_mmio_stats mmio_start;
 
+	/* The open command (device's owning thread; read by close after). */
+	uint64_t saved_bootctl;        /* BOOT_CONTROL mode before the open */
+	uint64_t delay_ms;             /* reset delay of this open */
+	bool bootctl_written;          /* BOOT_CONTROL was set to 0 */
+	bool reset_done;               /* the reset key was written */
+
 	/* Flags from the main lcore / a signal handler. */
 	uint32_t cancel;
 	uint32_t closing;
@@ -92,6 +99,12 @@ struct rsh_boot {
 	uint64_t backoff_ns;
 	uint64_t ref_next;             /* reference policy: sleep until */
 };
+
+/* Open sequence and restore, commands (rsh_boot_open.c). */
+int rsh_boot_open_cmd(struct rsh_boot *b);
+int rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value);
+int rsh_boot_restore_step(struct rsh_dev *dev, uint64_t value, uint64_t since,
+			  uint64_t now, char *why, size_t why_len);
 
 /* True while the poller's loop runs (rsh_poll.c). */
 bool rsh_poller_running(const struct rsh_poller *p);
