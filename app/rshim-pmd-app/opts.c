@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "rsh_parse.h"
+#include "rsh_sim.h"
 
 #define RSH_APP_MAX_OPTS 96
 
@@ -23,7 +24,7 @@ enum {
 	OPT_SYSFS_ROOT, OPT_FORCE_ID, OPT_MAPPING, OPT_PROGRESS, OPT_NO_PROGRESS,
 	OPT_QUIET, OPT_HELP, OPT_VERSION,
 	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_LINGER,
-	OPT_JSON, OPT_DOCTOR, OPT_CONFIG, OPT_ROOTFS,
+	OPT_JSON, OPT_DOCTOR, OPT_CONFIG, OPT_ROOTFS, OPT_BOOT_FIFO,
 	OPT_END_
 };
 
@@ -41,6 +42,7 @@ static const struct option rsh_app_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "reset-delay", required_argument, NULL, OPT_RESET_DELAY },
 	{ "skip-reset", no_argument, NULL, OPT_SKIP_RESET },
+	{ "boot-fifo-words", required_argument, NULL, OPT_BOOT_FIFO },
 	{ "log-wait", required_argument, NULL, OPT_LOG_WAIT },
 	{ "no-log", no_argument, NULL, OPT_NO_LOG },
 	{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
@@ -95,9 +97,11 @@ rsh_app_usage_modes(FILE *f, const char *prog)
 "                         (MAC 00:1A:CA:FF:FF:02+2N, MTU 1500, removed on exit);\n"
 "                         ethdev = a DPDK port (rte_eth_from_rings) answering ARP\n"
 "                         and ping for --ip. Runs until Ctrl-C\n"
-"  --bench boot           boot FIFO benchmark on the emulator: drain rates\n"
-"                         unlimited, 1 GB/s, 200 MB/s, 20 MB/s, rshim-pmd's policy\n"
-"                         against the reference daemon's, one table\n"
+"  --bench boot           boot FIFO benchmark on the emulator, MMIO cost model on:\n"
+"                         BlueField-1/2/3, drain rates unlimited to 2 MB/s,\n"
+"                         rshim-pmd's policy against the reference daemon's\n"
+"  --bench install        both policies through an emulated install (fast firmware,\n"
+"                         long stalls, slow eMMC tail), compressed in time\n"
 "  --bench tmfifo         console and network channel benchmark on the emulator\n"
 "                         (MiB/s, packets/s, MMIO per KiB, RTT p50/p99, idle CPU;\n"
 "                         as root also TCP through tmfifo_net0 against a TAP baseline)\n"
@@ -131,6 +135,8 @@ rsh_app_usage_opts(FILE *f)
 "                         says its own)\n"
 "  --skip-reset           no BOOT_CONTROL=0 / reset key (deferred upgrades: the\n"
 "                         wait then ends at \"Runtime upgrade finished\")\n"
+"  --boot-fifo-words 512|1024  boot FIFO depth to assume (default: BlueField-3\n"
+"                         1024, BlueField-1/2 512; 512 is the safe fallback)\n"
 "  --log-wait DUR         after the push, follow the boot log until a completion\n"
 "                         line (\"DPU is ready\", \"Linux up\", \"Rebooting...\",\n"
 "                         \"In Enhanced NIC mode\", \"CRITICAL ERROR\") for at most\n"
@@ -217,6 +223,8 @@ rsh_app_usage(FILE *f, const char *prog)
 		fputs(x->usage, f);
 	rsh_app_usage_opts(f);
 	rsh_app_usage_tail(f, prog);
+	fputc('\n', f);
+	rsh_sim_help(f); /* the emulator's options, from its option table */
 }
 
 /* Name of the long option whose value is c (for error lines). */
@@ -323,7 +331,7 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 {
 	static const char *const nets[] = { "tap", "ethdev", NULL };
 	static const char *const maps[] = { "vfio", "uio", "direct", NULL };
-	static const char *const benches[] = { "boot", "tmfifo", NULL };
+	static const char *const benches[] = { "boot", "install", "tmfifo", NULL };
 	uint64_t v = 0;
 	int rc;
 
@@ -343,6 +351,10 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 		return rc;
 	case OPT_BENCH_SIZE:
 		return rsh_parse_size(arg, 1u << 20, 1ull << 40, &app->bench_max_bytes);
+	case OPT_BOOT_FIFO:
+		rc = rsh_parse_uint(arg, 512, 1024, &v);
+		app->boot.fifo_words = (uint32_t)v;
+		return rc == 0 && v != 512 && v != 1024 ? -EINVAL : rc;
 	default:
 		return rsh_app_opt_duration(app, c, arg);
 	}
@@ -355,7 +367,8 @@ rsh_app_opt_hint(int c)
 	switch (c) {
 	case OPT_NET: return "tap or ethdev";
 	case OPT_MAPPING: return "vfio, uio or direct";
-	case OPT_BENCH: return "boot or tmfifo";
+	case OPT_BENCH: return "boot, install or tmfifo";
+	case OPT_BOOT_FIFO: return "512 or 1024";
 	case OPT_NET_INDEX: return "a whole number 0-99";
 	case OPT_BENCH_SIZE: return "a size from 1M to 1T, e.g. 256M";
 	case OPT_TIMEOUT: return "a duration from 1ms to 24h, e.g. 300s";
@@ -491,6 +504,12 @@ rsh_app_check_modes(struct rsh_app *app)
 	if ((app->config_file != NULL || app->rootfs_file != NULL) &&
 	    app->push_file == NULL) {
 		rsh_app_err("--%s needs --push-boot FILE", app->config_file ? "config" : "rootfs");
+		return -1;
+	}
+	if (app->console && app->push_file != NULL &&
+	    (strcmp(app->push_file, "-") == 0 || strcmp(app->push_file, "/dev/stdin") == 0)) {
+		rsh_app_err("--push-boot %s and --console both read stdin: push from a file or a FIFO",
+			    app->push_file);
 		return -1;
 	}
 	if (app->list_sim && !app->list) {

@@ -199,6 +199,10 @@ struct rsh_boot_opts {
 	bool skip_reset;           /**< BOOT_RESET_SKIP: no BOOT_CONTROL=0, no
 				     *   reset key */
 	enum rsh_boot_policy policy;
+	/** Boot FIFO depth the push assumes, words: 0 = the generation's
+	 *  (BlueField-3 1024, BlueField-1/2 512, hardware-notes §D6.1); 512
+	 *  is the fallback for a BlueField-3 that turns out shallower. */
+	uint32_t fifo_words;
 	/** Non-zero cancels the reset delay of rsh_boot_open() (e.g. set by
 	 *  a SIGINT handler); read with relaxed atomics. May be NULL. */
 	const int *cancel_flag;
