@@ -62,19 +62,22 @@ rsh_own_find_proc(const char *prefix)
 	return found;
 }
 
-/* Who seems to own the device, for the -EBUSY line. */
+/* Who may own the device, for the -EBUSY line: SCRATCHPAD1 does not say,
+ * so name the rshim drivers running here, else the ones outside. */
 static void
 rsh_own_guess(char *buf, size_t len)
 {
 	int pid = rsh_own_find_proc("rshim-pmd");
 
 	if (pid > 0) {
-		snprintf(buf, len, "another rshim-pmd process (pid %d)", pid);
+		snprintf(buf, len, "another rshim-pmd process (pid %d runs here) or a BMC rshim over USB",
+			 pid);
 		return;
 	}
 	pid = rsh_own_find_proc("rshim");
 	if (pid > 0)
-		snprintf(buf, len, "NVIDIA's rshim daemon (pid %d)", pid);
+		snprintf(buf, len, "NVIDIA's rshim daemon (pid %d runs here) or a BMC rshim over USB",
+			 pid);
 	else
 		snprintf(buf, len, "a driver outside this host (a BMC rshim over USB, or a VM)");
 }

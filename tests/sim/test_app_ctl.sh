@@ -3,9 +3,9 @@
 # rshim-pmd-app control options end to end on the emulator: --misc (the
 # text format of NVIDIA's rshim), --misc-set, --reg (bounds, alignment, JSON),
 # --log, --reset, --drop; bad input gives a line and exit 2.
-#   test_app_ctl.sh APP
+#   test_app_ctl.sh APP DEMO_BFB
 set -u
-app=$1
+app=$1 demo=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0
@@ -37,13 +37,13 @@ check "misc level 2 log" 0 "             Log Messages" --device sim:bf2 \
 check "misc level 1 (peer asked, 1 s at most)" 0 "VLAN_ID         " \
 	--device sim:bf3,booted=1 --misc-set 'DISPLAY_LEVEL 1' --misc
 check "peer keys round trip (TM FIFO control messages)" 0 "VLAN_ID         10 20 (rw)" \
-	--device sim:bf3,booted=1 \
+	--device sim:bf3,booted=1,ctrl=reply \
 	--misc-set 'VLAN_ID 10 20;PEER_MAC 02:11:22:33:44:55;PXE_ID 0xabc;DISPLAY_LEVEL 1' --misc
 grep -q "PEER_MAC        02:11:22:33:44:55 (rw)" "$tmp/out" && grep -q "PXE_ID          0x00000abc (rw)" "$tmp/out" \
 	&& pass "peer MAC and PXE id came back" || fail "peer keys: $(cat "$tmp/out")"
 start=$(date +%s.%N)
-check "silent peer: zeros after 1 s" 0 "PEER_MAC        00:00:00:00:00:00 (rw)" \
-	--device sim:bf3,booted=1,ctrl=ignore --misc-set 'DISPLAY_LEVEL 1' --misc
+check "silent peer (the default, as Linux and UEFI): zeros after 1 s" 0 \
+	"PEER_MAC        00:00:00:00:00:00 (rw)" --device sim:bf3,booted=1 --misc-set 'DISPLAY_LEVEL 1' --misc
 python3 -c "import sys; t=float(sys.argv[2])-float(sys.argv[1]); sys.exit(0 if t >= 1.0 else 1)" \
 	"$start" "$(date +%s.%N)" && pass "silent peer: waited the second" || fail "silent peer: no 1 s wait"
 check "misc BOOT_MODE set" 0 "BOOT_MODE       2 (0:rshim" --device sim:bf3 \
@@ -78,6 +78,35 @@ check "misc-set json error" 2 '"errno": 22' --device sim:bf3 --json --misc-set '
 check "one mode" 2 "" --device sim:bf3 --misc --console
 check "log" 0 "log lines, 0 errors" --device sim:bf3,booted=1 --log --clear
 check "reset" 0 "ARM reset done" --device sim:bf3 --reset
+# Another driver (the emulated BMC) and secure NIC mode.
+check "owner=bmc: busy" 4 "give --force to ask it to hand over" --device sim:bf3,owner=bmc --misc
+check "owner=bmc, --force: handed over" 0 "SCRATCHPAD1 (BAR 0x000c40) = 0x0000005089836482" \
+	--device sim:bf3,owner=bmc --force --reg SCRATCHPAD1
+check "owner=bmc-old, --force: refused" 4 "did not answer the takeover request" \
+	--device sim:bf3,owner=bmc-old --force --misc
+check "lock: misc" 0 "SECURE_NIC_MODE 1 (0:no, 1:yes)" --device sim:bf3,lock=1 --misc
+check "lock: LOCK word kept" 0 "= 0x4b434f4c00000000" --device sim:bf3,lock=1 --reg SCRATCHPAD1
+check "crash record: the push exits 7" 7 "Exception(BL31): syndrome = 0x" \
+	--device sim:bf3,crash=exception --push-boot "$demo"
+# Two processes on one emulated device (shared memory): the second is
+# refused, then takes the device over with --force; the first hands over.
+shm=ctl$$
+(sleep 15 | "$app" --device "sim:bf3,shared=$shm,booted=1" --console >"$tmp/a.out" 2>&1 &)
+for _ in $(seq 1 100); do
+	grep -q "dpu#" "$tmp/a.out" 2>/dev/null && break
+	sleep 0.1
+done
+check "shared: second process refused" 4 "another rshim driver owns this BlueField" \
+	--device "sim:bf3,shared=$shm" --misc
+check "shared: --force takes it over" 0 "= 0x0000005089836482" \
+	--device "sim:bf3,shared=$shm" --force --reg SCRATCHPAD1
+for _ in $(seq 1 50); do
+	grep -q "handed the device over" "$tmp/a.out" && break
+	sleep 0.1
+done
+grep -q "handed the device over" "$tmp/a.out" && pass "shared: first process handed over" \
+	|| fail "shared: first process: $(cat "$tmp/a.out")"
+
 "$app" --quiet --device sim:bf3 --drop >"$tmp/out" 2>"$tmp/err" </dev/null &
 pid=$!
 for _ in $(seq 1 100); do
