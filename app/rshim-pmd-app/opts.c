@@ -505,6 +505,12 @@ rsh_app_check_modes(struct rsh_app *app)
 		rsh_app_err("--%s needs --push-boot FILE", app->config_file ? "config" : "rootfs");
 		return -1;
 	}
+	if (app->console && app->push_file != NULL &&
+	    (strcmp(app->push_file, "-") == 0 || strcmp(app->push_file, "/dev/stdin") == 0)) {
+		rsh_app_err("--push-boot %s and --console both read stdin: push from a file or a FIFO",
+			    app->push_file);
+		return -1;
+	}
 	if (app->list_sim && !app->list) {
 		rsh_app_err("--sim goes with --list (emulated devices are named with --device sim:bf3)");
 		return -1;

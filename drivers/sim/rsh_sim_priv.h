@@ -125,6 +125,7 @@ struct rsh_sim_cost {
 	uint64_t wr_run;             /* posted writes since the last read */
 	uint64_t op_t0;              /* TSC at the entry of the current op */
 	uint64_t pend_cyc;           /* cost of the current op charged at exit */
+	uint64_t op_max_cyc;         /* longest own time of one op */
 };
 
 /* A word ring; cap is a power of two. */
