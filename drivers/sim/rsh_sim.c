@@ -27,7 +27,7 @@
 /* UPTIME rate: 200 MHz on BF3 (§1.5); BF1/BF2 use the same rate
  * (inferred: the hardware notes give no rate for them). */
 /* TM FIFO CTL reset value: MAX_ENTRIES 256, HWM 128, LWM 128
- * (dpu-side-tmfifo.md §1.2). */
+ * (hardware-notes §D1.2). */
 #define RSH_SIM_TM_CTL_RESET \
 	((uint64_t)RSH_SIM_TM_DEPTH << RSH_SIM_TM_CTL_MAX_SHIFT | \
 	 128ull << RSH_SIM_TM_CTL_HWM_SHIFT | 128ull)
@@ -201,7 +201,7 @@ rsh_sim_arm_poll(struct rsh_sim *sim, uint64_t now)
 		sim->arm->arm_poll(sim, now);
 }
 
-/* TM FIFO register reads (dpu-side-tmfifo.md §1.2). The host cannot pop
+/* TM FIFO register reads (hardware-notes §D1.2). The host cannot pop
  * HOST_TO_TILE: its DATA reads 0 with no state change (inferred). */
 static uint64_t
 rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)

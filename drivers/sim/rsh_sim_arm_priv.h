@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of the emulated DPU's ARM side, the model of Linux's
- * mlxbf-tmfifo (reference/dpu-side-tmfifo.md §2-§4, §8 and
- * rshim-host-interface.md §4.11), shared by rsh_sim_arm.c (life cycle,
+ * mlxbf-tmfifo (hardware-notes §D2-§D4, §D8 and
+ * hardware-notes §4.11), shared by rsh_sim_arm.c (life cycle,
  * scheduling, stats), rsh_sim_arm_rx.c (HOST_TO_TILE parser) and
  * rsh_sim_arm_tx.c (TILE_TO_HOST writer).
  *
@@ -20,7 +20,7 @@
 #include "rsh_sim_priv.h"
 #include "rsh_tmfifo_proto.h"
 
-/* mlxbf-tmfifo constants, dpu-side-tmfifo.md §3.6, §3.7. */
+/* mlxbf-tmfifo constants, hardware-notes §D3.6, §D3.7. */
 #define RSH_SIM_ARM_NET_RESERVE (RSH_SIM_TM_DEPTH / 16) /* 16 words */
 #define RSH_SIM_ARM_CON_RING (32u * 1024u)  /* console Tx staging */
 #define RSH_SIM_ARM_OVERSIZE 1600u          /* oversize@ frame length */

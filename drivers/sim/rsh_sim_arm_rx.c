@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ARM side's HOST_TO_TILE parser, as mlxbf-tmfifo reads its Rx FIFO
- * (reference/dpu-side-tmfifo.md §2.4, §2.5, §3.4, §3.8, §8 item 3):
+ * (hardware-notes §D2.4, §D2.5, §D3.4, §D3.8, §D8 item 3):
  * zero-length headers are skipped, type 1 is a network frame (accepted up
  * to 1518 bytes, larger ones drained and dropped, the post-2023 behaviour),
  * any other type with a length is console input; a message may arrive over
  * many polls. Words are consumed in place from the FIFO (peek + drop), so
  * back-pressure from the peer leaves them in HOST_TO_TILE, where the host
- * sees them as occupancy (rshim-host-interface.md §4.10).
+ * sees them as occupancy (hardware-notes §4.10).
  */
 #include <errno.h>
 #include <inttypes.h>

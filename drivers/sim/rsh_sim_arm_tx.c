@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ARM side's TILE_TO_HOST writer, as mlxbf-tmfifo fills its Tx FIFO
- * (reference/dpu-side-tmfifo.md §2.1-§2.4, §3.6, §3.7, §8 item 4): the ARM
+ * (hardware-notes §D2.1-§D2.4, §D3.6, §D3.7, §D8 item 4): the ARM
  * looks only at its own TILE_TO_HOST count; network frames may use
  * 256 - 16 - COUNT words (16 kept for the console) and may be spread over
  * several polls; a console message needs 255 - COUNT >= 2 words and
