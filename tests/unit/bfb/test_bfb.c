@@ -2,7 +2,7 @@
 /*
  * Unit tests of lib/bfb: CRC-32, golden header bytes, writer/walker round
  * trip, trailing bytes, every violation kind, and the file validator.
- * Format facts: reference/dpu-side-tmfifo.md §6.3-§6.6.
+ * Format facts: hardware-notes §D6.3-§D6.6.
  */
 #include <errno.h>
 #include <fcntl.h>
