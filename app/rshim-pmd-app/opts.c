@@ -181,7 +181,7 @@ rsh_app_usage_tail(FILE *f, const char *prog)
 "when reserved (else --no-huge, with a notice), --no-pci (VFIO is driven\n"
 "through rte_vfio_* directly) and --no-telemetry. EAL options before \"--\" are\n"
 "merged with these: one you give replaces the default of the same kind\n"
-"(-l/-c/--lcores; -m/--socket-mem/--no-huge/--in-memory/--file-prefix;\n"
+"(-l/-c/--lcores; -m/--socket-mem; --no-huge/--in-memory/--file-prefix;\n"
 "--iova-mode; -a/-b/--no-pci), others are added.\n"
 "RSHIM_PMD_NO_HUGE=1 forces --no-huge.\n"
 "Log types: pmd.rshim, pmd.rshim.boot, pmd.rshim.fifo, pmd.rshim.vfio,\n"

@@ -353,6 +353,18 @@ class Cli(unittest.TestCase):
         p = run("--log-level=pmd.rshim.boot:info", "--", "--device", "sim:bf3",
                 "--push-boot", DEMO, rc=0)
         self.assertIn("DPU is ready", p.out)
+        p = run("--log-level=user.rshim.app:debug", "--", "--device", "sim:bf3",
+                "--list", "--sim", rc=0)
+        p = run("--log-level=user.rshim.app:debug", "-m", "64", "--", "--device", "sim:bf3",
+                "--push-boot", DEMO, "--no-log", rc=0)
+        line = [ln for ln in p.err.splitlines() if "EAL arguments:" in ln][0]
+        args = line.split("EAL arguments:")[1].split()
+        for kept in ("--no-pci", "--iova-mode=va", "--no-telemetry", "-l"):
+            self.assertIn(kept, args)
+        # -m replaced our size, not our mode; the user's options come last.
+        self.assertIn("--no-huge", args)
+        self.assertNotIn("256", args)
+        self.assertEqual(args[-3:], ["--log-level=user.rshim.app:debug", "-m", "64"])
         # One lcore given: the default -l is dropped, not doubled.
         p = run("-l", "0", "--", "--device", "sim:bf3", "--push-boot", DEMO, rc=0)
         self.assertIn("polling from a control thread", p.err)
