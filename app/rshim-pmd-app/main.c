@@ -216,7 +216,8 @@ rsh_app_prechecks(struct rsh_app *app)
 			rsh_app_err("%s", rsh_last_error());
 			return RSH_EXIT_DEVICE;
 		}
-		return rsh_app_net_precheck(app);
+		code = rsh_app_service_check(app->device);
+		return code != 0 ? code : rsh_app_net_precheck(app);
 	}
 	return 0;
 }
@@ -232,6 +233,13 @@ rsh_app_run(struct rsh_app *app, int eal_argc, char **eal_argv)
 		return rsh_app_list(app);
 	if (app->doctor)
 		return rsh_app_doctor(app, eal_argc, eal_argv);
+	if (app->push_file != NULL && app->bench == NULL) {
+		char node[512];
+		int via = rsh_app_via_service_node(app, node, sizeof(node));
+
+		if (via != 0)
+			return via < 0 ? RSH_EXIT_DEVICE : rsh_app_push_via_service(app, node);
+	}
 	code = rsh_app_prechecks(app);
 	if (code != 0)
 		return code;

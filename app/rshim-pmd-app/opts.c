@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "rsh_parse.h"
+#include "rsh_sim.h"
 
 #define RSH_APP_MAX_OPTS 96
 
@@ -222,6 +223,8 @@ rsh_app_usage(FILE *f, const char *prog)
 		fputs(x->usage, f);
 	rsh_app_usage_opts(f);
 	rsh_app_usage_tail(f, prog);
+	fputc('\n', f);
+	rsh_sim_help(f); /* the emulator's options, from its option table */
 }
 
 /* Name of the long option whose value is c (for error lines). */
