@@ -61,6 +61,7 @@ static const char rsh_mk_help[] =
 "Build a BlueField boot stream (BFB) from images, in the order given, or\n"
 "validate and list one.\n"
 "\n"
+"Options:\n"
 "  -i, --image ID|NAME:FILE     add an image whose data is FILE\n"
 "  -r, --random ID|NAME:SIZE[:SEED]\n"
 "                               add an image of SIZE bytes of deterministic\n"

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rsh_regs.h"
+#include "rsh_reg_ids.h"
 
 #ifdef __cplusplus
 extern "C" {
