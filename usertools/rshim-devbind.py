@@ -6,7 +6,7 @@ A thin wrapper in the style of DPDK's usertools: it finds the rshim
 functions (vendor 15b3; BF1 c2d2, BF2 c2d3, BF3 c2d4/c2d5; livefish 0211,
 0214, 021c are listed but unsupported), binds them through dpdk-devbind.py
 or through driver_override + bind, and reserves hugepages through
-dpdk-hugepages.py. Facts: reference/rshim-host-interface.md §1.1, §2.2.
+dpdk-hugepages.py. Facts: hardware-notes §1.1, §2.2.
 """
 
 import argparse
@@ -205,7 +205,7 @@ def unbind_one(fs, bdf):
 
 
 def bind_one(fs, bdf, driver):
-    """driver_override + unbind + bind (reference §2.2)."""
+    """driver_override + unbind + bind (hardware-notes §2.2)."""
     drv_dir = os.path.join(fs.root, "bus", "pci", "drivers", driver)
     if not os.path.isdir(drv_dir):
         mod = driver.replace("-", "_")

@@ -4,7 +4,7 @@
  * mlx-mkbfb). Images are streamed to the output in two passes (CRC, then
  * copy), so a 256 MiB image is never held in memory.
  *
- * Format: reference/dpu-side-tmfifo.md §6.3-§6.6 (via lib/bfb/rsh_bfb.h).
+ * Format: hardware-notes §D6.3-§D6.6 (via lib/bfb/rsh_bfb.h).
  */
 #include <endian.h>
 #include <errno.h>
@@ -337,7 +337,7 @@ rsh_mk_rd_close(struct rsh_mk_rd *rd)
 	rd->fd = -1;
 }
 
-/* Pass 1: length and CRC (data plus zero padding, §6.3) of one image. */
+/* Pass 1: length and CRC (data plus zero padding, §D6.3) of one image. */
 static int
 rsh_mk_image_crc(struct rsh_mk_img *img, uint8_t *buf)
 {
@@ -451,7 +451,7 @@ rsh_mk_emit_all(struct rsh_mk_opts *o, int fd, uint8_t *buf, const char *out)
 	unsigned int i;
 	int rc = 0;
 
-	/* Bit k of image i's bitmap: an image with id k comes later (§6.3). */
+	/* Bit k of image i's bitmap: an image with id k comes later (§D6.3). */
 	for (i = o->n_imgs; i-- > 0;) {
 		following[i] = acc;
 		acc |= 1ull << o->imgs[i].id;

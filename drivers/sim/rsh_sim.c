@@ -6,8 +6,8 @@
  * Offsets come only from the core's table (rsh_regmap_init); a reverse
  * lookup turns a BAR offset back into a table register to find its side
  * effects. Registers outside the table are plain 64-bit storage (reads of
- * never-written ones return 0). Facts: reference/rshim-host-interface.md
- * §1.3-§1.5, §3, §5.6, §10; dpu-side-tmfifo.md §1, §6, §7, §8.
+ * never-written ones return 0). Facts: hardware-notes
+ * §1.3-§1.5, §3, §5.6, §10; hardware-notes §D1, §D6, §D7, §D8.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,10 +24,10 @@
 #define RSH_SIM_FABRIC_DIM_BF12 0x22ull
 #define RSH_SIM_FABRIC_DIM_BF3 0x33ull
 /* UPTIME rate: 200 MHz on BF3 (§1.5); BF1/BF2 use the same rate
- * (inferred: the reference gives no rate for them). */
+ * (inferred: the public sources give no rate for them). */
 #define RSH_SIM_UPTIME_HZ RSH_UPTIME_HZ_BF3
 /* TM FIFO CTL reset value: MAX_ENTRIES 256, HWM 128, LWM 128
- * (dpu-side-tmfifo.md §1.2). */
+ * (hardware-notes §D1.2). */
 #define RSH_SIM_TM_CTL_RESET \
 	((uint64_t)RSH_TM_FIFO_SIZE << RSH_TM_CTL__MAX_ENTRIES_SHIFT | \
 	 128ull << RSH_TM_CTL__HWM_SHIFT | 128ull)
@@ -121,7 +121,7 @@ rsh_sim_uptime(const struct rsh_sim *sim, uint64_t cyc)
 	return (uint64_t)((unsigned __int128)cyc * RSH_SIM_UPTIME_HZ / sim->hz);
 }
 
-/* TM FIFO CTL registers to their reset value (§1.2). */
+/* TM FIFO CTL registers to their reset value (§D1.2). */
 static void
 rsh_sim_tm_reset(struct rsh_sim *sim)
 {
@@ -183,7 +183,7 @@ rsh_sim_arm_poll(struct rsh_sim *sim, uint64_t now)
 		sim->arm->arm_poll(sim, now);
 }
 
-/* TM FIFO register reads (dpu-side-tmfifo.md §1.2). The host cannot pop
+/* TM FIFO register reads (hardware-notes §D1.2). The host cannot pop
  * HOST_TO_TILE: its DATA reads 0 with no state change (inferred). */
 static uint64_t
 rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
@@ -247,7 +247,7 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 	if (rsh_sim_is_tm(reg))
 		return rsh_sim_tm_read(sim, reg, now);
 	switch (reg) {
-	case RSH_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§6.1) */
+	case RSH_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§D6.1) */
 		rsh_sim_fifo_pop(&sim->boot, &v, 1);
 		return v;
 	case RSH_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
@@ -258,7 +258,7 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 		return v;
 	case RSH_SCRATCH_BUF_CTL:
 		return sim->log_ptr & RSH_SCRATCH_BUF_CTL__IDX_MASK;
-	case RSH_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
+	case RSH_SCRATCH_BUF_DAT: /* auto-increment (§5.6, §D7) */
 		v = sim->log[sim->log_ptr];
 		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
 		return v;
@@ -444,9 +444,9 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 /*
  * Power-on state: FIFOs empty, reset values, boot mode from bootctl=.
  * BOOT_CONTROL defaults to 1 (eMMC): the host writes 1 on every boot close
- * (rshim-host-interface.md §3.4) and ATF sets it back to eMMC early in
- * boot (dpu-side-tmfifo.md §6.2 step 4), so a running board reads 1
- * (inferred; the reference gives no reset value).
+ * (hardware-notes §3.4) and ATF sets it back to eMMC early in
+ * boot (hardware-notes §D6.2 step 4), so a running board reads 1
+ * (inferred; the public sources give no reset value).
  */
 static void
 rsh_sim_power_on(struct rsh_sim *sim)

@@ -17,7 +17,7 @@
  *   rev=<n>             PCI revision ID, 0-255 (default 1)
  *   bootctl=<n>         BOOT_CONTROL at power-on, 0-3 (default 1: eMMC)
  *
- * ARM-side model (rsh_sim_arm.c, dpu-side-tmfifo.md §2-§4):
+ * ARM-side model (rsh_sim_arm.c, hardware-notes §D2-§D4):
  *   booted=<0|1>        1: the ARM's Linux runs from power-on and after
  *                       eMMC resets; 0 (default): only once a boot stream
  *                       completed ("DPU is ready")

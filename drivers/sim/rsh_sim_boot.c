@@ -8,12 +8,12 @@
  * once). Idle time is not banked beyond what the FIFO held.
  *
  * It consumes only while out of reset and when BOOT_CONTROL's mode was 0
- * at the last reset (reference/rshim-host-interface.md §3.2 steps 3 and 6:
+ * at the last reset (hardware-notes §3.2 steps 3 and 6:
  * the host selects "boot from the rshim FIFO" before the reset key). A
  * reset with mode != 0 stands for an eMMC boot: the FIFO is never read.
  *
  * The consumed words are parsed as a forward-only BFB reader
- * (dpu-side-tmfifo.md §6.3, §6.5): 24-byte headers, magic 0x13026642,
+ * (hardware-notes §D6.3, §D6.5): 24-byte headers, magic 0x13026642,
  * major 1, extra header words skipped, CRC-32 over data plus padding.
  * Progress goes to SCRATCHPAD3 bits 7:0 (RSH_SIM_PROG_*, emulator-defined)
  * and to the 128-word scratch log in the §5.6 record format.
@@ -104,7 +104,7 @@ rsh_sim_bfb_fail(struct rsh_sim *sim, const char *what, uint64_t off)
 }
 
 /* The last image is in: "DPU is ready"; ATF sets BOOT_CONTROL back to
- * eMMC (dpu-side-tmfifo.md §6.2 step 4, §8 item 7). */
+ * eMMC (hardware-notes §D6.2 step 4, §D8 item 7). */
 static void
 rsh_sim_bfb_ready(struct rsh_sim *sim)
 {
@@ -140,7 +140,7 @@ rsh_sim_bfb_image_done(struct rsh_sim *sim)
 	b->hdr_n = 0;
 }
 
-/* Three header words are in: validate (§6.5 next_header) and set up. */
+/* Three header words are in: validate (§D6.5 next_header) and set up. */
 static void
 rsh_sim_bfb_hdr_done(struct rsh_sim *sim)
 {
@@ -346,7 +346,7 @@ rsh_sim_boot_advance(struct rsh_sim *sim, uint64_t now)
  * it has drained the FIFO and may take more right now (unlimited drain),
  * it reads straight from the host's burst, which is what a push followed
  * at once by a pop would do. Words that find the FIFO full are dropped
- * and counted (§6.1: full → dropped for MMIO).
+ * and counted (§D6.1: full → dropped for MMIO).
  */
 void
 rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,

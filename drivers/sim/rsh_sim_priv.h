@@ -23,12 +23,12 @@
 
 #define RSH_SIM_STALLS_MAX 8
 #define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_REG_COUNT */
-#define RSH_SIM_BOOT_DEPTH_BF12 512u /* words, dpu-side-tmfifo.md §6.1 */
+#define RSH_SIM_BOOT_DEPTH_BF12 512u /* words, hardware-notes §D6.1 */
 #define RSH_SIM_BOOT_DEPTH_MAX 1024u /* BF3, same table */
 #define RSH_SIM_LOG_PEND_WORDS 64u   /* records waiting for SEMAPHORE0 */
 #define RSH_SIM_NO_OFFSET UINT64_MAX
 
-/* Scratch-log record fields, rshim-host-interface.md §5.6. */
+/* Scratch-log record fields, hardware-notes §5.6. */
 #define RSH_SIM_LOG_MOD_BL1 1u
 #define RSH_SIM_LOG_MOD_BL2 2u
 #define RSH_SIM_LOG_MOD_UEFI 5u
@@ -78,7 +78,7 @@ struct rsh_sim_fifo {
 	uint32_t count;
 };
 
-/* Forward-only BFB reader of the boot-ROM model, dpu-side-tmfifo.md §6.5. */
+/* Forward-only BFB reader of the boot-ROM model, hardware-notes §D6.5. */
 enum rsh_sim_bfb_state {
 	RSH_SIM_BFB_HDR,   /* collecting a 3-word header */
 	RSH_SIM_BFB_SKIP,  /* extra header words (hdr_len > 3) */

@@ -3,7 +3,7 @@
  * rshim register table for BlueField-1/2/3: the one place where register
  * offsets live. Layout and decode only.
  *
- * Facts: reference/rshim-host-interface.md §1.3 (address formation),
+ * Facts: hardware-notes §1.3 (address formation),
  * §1.4 (error patterns), §1.5 (register map).
  */
 #ifndef RSH_REGS_H

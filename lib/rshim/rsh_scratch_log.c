@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The rshim scratch log (boot/firmware log): read under SEMAPHORE0 and
- * decode, reference rshim-host-interface.md §5.6.
+ * decode, hardware-notes §5.6.
  */
 #include <ctype.h>
 #include <errno.h>

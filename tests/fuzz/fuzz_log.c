@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: the scratch-log reader (reference
- * rshim-host-interface.md §5.6) over a device whose scratch buffer holds
+ * hardware-notes §5.6) over a device whose scratch buffer holds
  * arbitrary words. The text comes from the device, so whatever it holds
  * the decoder must stay in bounds and hand back terminated, printable lines.
  */

@@ -6,7 +6,7 @@ No BlueField here: a fake tree (vendor/device/class/revision files, a sparse
 resource0, config space, driver and iommu_group links) stands for /sys, and
 the app is run with --sysfs-root. The direct backend maps the fake resource0,
 so a whole push lands in that file: the test reads back the registers at the
-BF3 offsets (reference/rshim-host-interface.md §1.5).
+BF3 offsets (hardware-notes §1.5).
 """
 
 import os

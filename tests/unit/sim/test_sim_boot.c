@@ -149,7 +149,7 @@ rsh_t_log_find(const uint64_t *w, unsigned int n, uint64_t hdr)
 
 /* ---------------------------------------------------------------- */
 
-/* A whole BFB: "DPU is ready", hash, trailing bytes kept (§6.5, §5.6). */
+/* A whole BFB: "DPU is ready", hash, trailing bytes kept (§D6.5, §5.6). */
 static void
 test_bfb_boot(void **state)
 {
@@ -204,7 +204,7 @@ test_bfb_boot(void **state)
 	rsh_t_sim_close(&t);
 }
 
-/* A header of 4 words (the extra one skipped, §6.5), 70000 trailing bytes
+/* A header of 4 words (the extra one skipped, §D6.5), 70000 trailing bytes
  * of which the first 64 KiB are kept. */
 static void
 test_bfb_long_header(void **state)
