@@ -35,8 +35,12 @@ patterns=(
 	'(^|[^a-z])reference §'                       # "reference §2.2"
 	'\b(DESIGN|STYLE)\.md\b'                      # design and style notes
 	'(^|[^A-Za-z0-9_-])shared/'                   # the notes folder
-	'\bPRs? ?#[0-9]+'                             # "PR #38"
 	'/work/'                                      # absolute paths of a workplace
+)
+# Perl regexps: a pull request of our tracker ("PR #38"); one of a named
+# public project ("rshim-user-space PR #110") is a public source.
+ppatterns=(
+	'(?<!rshim-user-space )(?<!rshim-user-space PRs #[0-9]{2} )\bPRs? ?#[0-9]+'
 )
 ipatterns=(
 	'\bissues? #?[0-9]+'                          # "issue 7", "issue #7"
@@ -70,6 +74,9 @@ found=0
 for p in "${patterns[@]}"; do
 	if git grep --untracked -nE "$p" -- "${excludes[@]}"; then found=1; fi
 done
+for p in "${ppatterns[@]}"; do
+	if git grep --untracked -nP "$p" -- "${excludes[@]}"; then found=1; fi
+done
 for p in "${ipatterns[@]}"; do
 	if git grep --untracked -niE "$p" -- "${excludes[@]}"; then found=1; fi
 done
@@ -77,21 +84,21 @@ done
 # in doc/hardware-notes.md; "§2.5.4" may name a step of §2.5.
 notes=doc/hardware-notes.md
 if [ -f "$notes" ]; then
-	heads=$(sed -nE 's/^#{2,3} (D?[0-9]+(\.[0-9]+)?)\.? .*/\1/p' "$notes" | sort -u)
-	while IFS= read -r hit; do
-		loc=${hit%%:§*}
-		ref=${hit##*:§}
-		ok=0
-		r=$ref
-		# N.M.K is step K of section N.M.
-		[[ $r =~ ^(D?[0-9]+\.[0-9]+)\.[0-9.]+$ ]] && r=${BASH_REMATCH[1]}
-		grep -qxF "$r" <<<"$heads" && ok=1
-		if [ $ok -eq 0 ]; then
-			echo "$loc: §$ref is not a section of $notes"
-			found=1
-		fi
-	done < <(git grep --untracked -noE '§D?[0-9]+(\.[0-9]+)*' -- "${excludes[@]}" |
-		sed -E 's/^([^:]+:[0-9]+):(.*)$/\1:\2/')
+	missing=$(git grep --untracked -noE '§D?[0-9]+(\.[0-9]+)*' -- "${excludes[@]}" |
+		perl -e '
+			open(my $n, "<", $ARGV[0]) or die "$ARGV[0]: $!\n";
+			my %head;
+			while (<$n>) { $head{$1} = 1 if /^#{2,3} (D?[0-9]+(?:\.[0-9]+)?)\.? / }
+			while (<STDIN>) {
+				chomp;
+				my ($loc, $ref) = /^(.*?:[0-9]+):§(.*)$/ or next;
+				(my $sec = $ref) =~ s/^(D?[0-9]+\.[0-9]+)\.[0-9.]+$/$1/;
+				print "$loc: §$ref is not a section of $ARGV[0]\n" unless $head{$sec};
+			}' "$notes")
+	if [ -n "$missing" ]; then
+		echo "$missing"
+		found=1
+	fi
 fi
 if [ $found -eq 1 ]; then
 	echo "$prog: the lines above cite files outside the repository or tracker" \

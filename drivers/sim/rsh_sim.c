@@ -323,12 +323,11 @@ rsh_sim_count(uint64_t *ctr, unsigned int n)
 	__atomic_store_n(ctr, *ctr + n, __ATOMIC_RELAXED);
 }
 
-/* backend op: one 64-bit read. */
+/* One 64-bit read at device time now. */
 static uint64_t
-rsh_sim_read64(struct rsh_backend *be, uint32_t off)
+rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 
 	rsh_sim_count(&be->stats.reads, 1);
@@ -338,12 +337,11 @@ rsh_sim_read64(struct rsh_backend *be, uint32_t off)
 	return rsh_sim_reg_read(sim, rsh_sim_lut_find(sim, off), off, now);
 }
 
-/* backend op: one 64-bit write. */
+/* One 64-bit write at device time now. */
 static void
-rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+rsh_sim_do_write64(struct rsh_backend *be, uint32_t off, uint64_t v, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 
 	rsh_sim_count(&be->stats.writes, 1);
@@ -355,14 +353,13 @@ rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
 	rsh_sim_reg_write(sim, rsh_sim_lut_find(sim, off), off, v, now);
 }
 
-/* backend op: n writes to one FIFO data register (bursts on the fast
- * paths, word by word for any other register). */
+/* n writes to one FIFO data register (bursts on the fast paths, word by
+ * word for any other register) at device time now. */
 static void
-rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
-		   unsigned int n)
+rsh_sim_do_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+		      unsigned int n, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 	unsigned int i, k;
 	int reg;
@@ -386,13 +383,12 @@ rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 	}
 }
 
-/* backend op: n reads (pops) of one FIFO data register. */
+/* n reads (pops) of one FIFO data register at device time now. */
 static void
-rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
-		  unsigned int n)
+rsh_sim_do_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+		     unsigned int n, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t now = rte_get_timer_cycles();
 	enum rsh_sim_gate g;
 	unsigned int i, k;
 	int reg;
@@ -417,6 +413,47 @@ rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 	}
 	for (i = 0; i < n; i++)
 		w[i] = rsh_sim_reg_read(sim, reg, off, now);
+}
+
+/* backend ops: each access is charged by the MMIO cost model first
+ * (rsh_sim_cost.c) and runs at the device's time. */
+static uint64_t
+rsh_sim_read64(struct rsh_backend *be, uint32_t off)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint64_t v = rsh_sim_do_read64(be, off, rsh_sim_cost_read(sim, 1));
+
+	rsh_sim_cost_leave(sim);
+	return v;
+}
+
+static void
+rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	rsh_sim_do_write64(be, off, v, rsh_sim_cost_write(sim, 1));
+	rsh_sim_cost_leave(sim);
+}
+
+static void
+rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+		   unsigned int n)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	rsh_sim_do_write_fifo(be, off, w, n, rsh_sim_cost_write(sim, n));
+	rsh_sim_cost_leave(sim);
+}
+
+static void
+rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+		  unsigned int n)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+
+	rsh_sim_do_read_fifo(be, off, w, n, rsh_sim_cost_read(sim, n));
+	rsh_sim_cost_leave(sim);
 }
 
 /* backend op: free the device. */
@@ -456,7 +493,8 @@ rsh_sim_power_on(struct rsh_sim *sim)
 
 	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,
 		.cap = RSH_SIM_BOOT_DEPTH_MAX,
-		.depth = bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
+		.depth = sim->cfg.boot_depth ? sim->cfg.boot_depth :
+			 bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
 	sim->htt = (struct rsh_sim_fifo){ .w = sim->htt_w,
 		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
 	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,
@@ -518,6 +556,7 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 		goto fail_mem;
 	rsh_sim_be_init(sim, devstr);
 	rsh_sim_power_on(sim);
+	rsh_sim_cost_init(sim);
 	rc = rsh_sim_arm_attach(sim);
 	if (rc < 0)
 		goto fail_mem;
@@ -562,7 +601,7 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 						       RSH_BAR0_SIZE_BF12;
 		d->supported = true;
 		snprintf(d->detail, sizeof(d->detail),
-			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=,booted=,peer=,ctrl=,armpoll=,corrupt@,oversize@,armstall=",
+			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=,booted=,peer=,ctrl=,armpoll=,corrupt@,oversize@,armstall=,cost=,rd_ns=,wr_ns=,profile=",
 			 rsh_gen_name(gens[i]));
 	}
 	return (int)RTE_DIM(gens);
@@ -584,6 +623,13 @@ rsh_sim_of(const struct rsh_backend *be)
 	if (be == NULL || be->ops != &rsh_sim_ops)
 		return NULL;
 	return (const struct rsh_sim *)be;
+}
+
+/* The sim device behind a backend, for rsh_sim_cost.c. */
+const struct rsh_sim *
+rsh_sim_cast(const struct rsh_backend *be)
+{
+	return rsh_sim_of(be);
 }
 
 #define RSH_SIM_LD(f) (st->f = __atomic_load_n(&sim->st.f, __ATOMIC_RELAXED))

@@ -69,6 +69,23 @@ struct rsh_sim_stats {
  */
 int rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st);
 
+/** The MMIO cost model's counters (cost=1, rd_ns=, wr_ns=). */
+struct rsh_sim_cost_stats {
+	bool enabled;             /**< the model charges MMIO time */
+	uint64_t rd_ns, wr_ns;    /**< cost of one read / one posted write */
+	uint64_t charged_ns;      /**< MMIO time charged since probe */
+	uint64_t emu_ns;          /**< real time spent inside the emulator's
+				    *   register ops (emulator CPU, not host) */
+	uint64_t bf1_drain_reads; /**< reads the BF1 posted-write drain rule
+				    *   adds to those issued (sim:bf1 only) */
+};
+
+/**
+ * Copy the cost model's counters (any thread; relaxed loads).
+ * @return 0, or -EINVAL when be is NULL or not a "sim" backend.
+ */
+int rsh_sim_cost_get(const struct rsh_backend *be, struct rsh_sim_cost_stats *st);
+
 /**
  * Copy the kept trailing bytes (the first RSH_SIM_BOOTFIFO_KEEP bytes
  * consumed after the last image, as Linux's mlxbf-bootctl "bootfifo" file

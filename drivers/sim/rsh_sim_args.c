@@ -36,6 +36,17 @@
  *                       TILE_TO_HOST for <dur> after the n-th data
  *                       message it received
  *
+ * Benchmarks (rsh_sim_cost.c, rsh_sim_profile.c):
+ *   cost=<0|1>          charge every MMIO access in virtual time (default 0)
+ *   rd_ns=<n>           cost of one 64-bit read, ns (default 1000; sets cost=1)
+ *   wr_ns=<n>           cost of one posted 64-bit write, ns (default 100;
+ *                       sets cost=1)
+ *   bootdepth=<512|1024> boot FIFO depth in words (default: 1024 on BF3,
+ *                       512 on BF1/BF2), e.g. a BF3 shallower than thought
+ *   profile=install[/N] drain like a whole install (fast firmware, long
+ *                       stalls, slow eMMC tail), N times compressed; not
+ *                       with stall=
+ *
  * Offsets are bytes with K/M/G = 2^10/2^20/2^30. Durations need a unit:
  * ns, us, ms, s or m (minutes); a bare 0 is accepted.
  */
@@ -54,6 +65,7 @@ const char rsh_sim_args_valid[] =
 	"drain=<rate>, stall=<dur>@<offset>, gone@<offset>, resetwin=<dur>, "
 	"resetdelay=<dur>, rev=<0-255>, bootctl=<0-3>, booted=1, "
 	"peer=N|none, ctrl=ignore, armpoll=<dur>, corrupt@N, oversize@N, "
+	"cost=0|1, rd_ns=<n>, wr_ns=<n>, profile=install[/N], bootdepth=512|1024, "
 	"armstall=<dur>@N";
 
 #define RSH_SIM_EXP_RATE "<rate>: bytes/s with optional K/M/G = 10^3/10^6/10^9, 0 = unlimited, e.g. drain=200M"
@@ -161,6 +173,8 @@ rsh_sim_opt_stall(struct rsh_sim_cfg *cfg, const char *v)
 	if (rsh_sim_parse_dur(dur, &s.dur_ns) < 0 ||
 	    rsh_sim_parse_size(at + 1, &s.offset) < 0)
 		return -EINVAL;
+	if (cfg->prof_scale != 0)
+		return -EINVAL; /* profile= has its own stalls */
 	if (cfg->n_stalls == RSH_SIM_STALLS_MAX)
 		return -ENOSPC;
 	for (i = cfg->n_stalls; i > 0 && cfg->stall[i - 1].offset > s.offset; i--)
@@ -305,6 +319,43 @@ rsh_sim_opt_armstall(struct rsh_sim_cfg *cfg, const char *v)
 	return 0;
 }
 
+/* cost=<0|1> */
+static int
+rsh_sim_opt_cost(struct rsh_sim_cfg *cfg, const char *v)
+{
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		return -EINVAL;
+	cfg->cost_on = v[0] == '1';
+	return 0;
+}
+
+/* rd_ns=<n>, wr_ns=<n>: at most 1 ms an access; turn the model on. */
+static int
+rsh_sim_opt_rdns(struct rsh_sim_cfg *cfg, const char *v)
+{
+	cfg->cost_on = true;
+	return rsh_sim_parse_num(v, "", NULL, &cfg->rd_ns) < 0 ||
+	       cfg->rd_ns > 1000000 ? -EINVAL : 0;
+}
+
+static int
+rsh_sim_opt_wrns(struct rsh_sim_cfg *cfg, const char *v)
+{
+	cfg->cost_on = true;
+	return rsh_sim_parse_num(v, "", NULL, &cfg->wr_ns) < 0 ||
+	       cfg->wr_ns > 1000000 ? -EINVAL : 0;
+}
+
+/* bootdepth=512|1024 */
+static int
+rsh_sim_opt_bootdepth(struct rsh_sim_cfg *cfg, const char *v)
+{
+	if (strcmp(v, "512") != 0 && strcmp(v, "1024") != 0)
+		return -EINVAL;
+	cfg->boot_depth = (uint32_t)atoi(v);
+	return 0;
+}
+
 /* The option table: key, separator, setter, expected-value text. */
 static const struct rsh_sim_opt {
 	const char *key;
@@ -333,6 +384,12 @@ static const struct rsh_sim_opt {
 	  "a message number >= 1, e.g. oversize@3" },
 	{ "armstall", '=', false, rsh_sim_opt_armstall,
 	  "<dur>@<n>, e.g. armstall=500ms@10" },
+	{ "cost", '=', false, rsh_sim_opt_cost, "0 or 1" },
+	{ "rd_ns", '=', false, rsh_sim_opt_rdns, "nanoseconds 0-1000000" },
+	{ "wr_ns", '=', false, rsh_sim_opt_wrns, "nanoseconds 0-1000000" },
+	{ "bootdepth", '=', false, rsh_sim_opt_bootdepth, "512 or 1024" },
+	{ "profile", '=', false, rsh_sim_profile_set,
+	  "install or install/N (N 1-10000), not with stall=" },
 };
 
 /* Apply one "key=value" / "key@value" token. */
@@ -405,6 +462,8 @@ rsh_sim_cfg_default(struct rsh_sim_cfg *cfg)
 	cfg->bootctl = RSH_BOOT_CONTROL_EMMC;
 	cfg->arm.peer_index = -1;
 	cfg->arm.poll_ns = 10000;
+	cfg->rd_ns = 1000;
+	cfg->wr_ns = 100;
 }
 
 /* Parse a whole device string into cfg. */

@@ -381,6 +381,6 @@ rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,
 			RSH_SIM_ST_ADD(sim, boot_overflows, n);
 			return;
 		}
-		now = rte_get_timer_cycles();
+		now = rsh_sim_now(sim);
 	}
 }

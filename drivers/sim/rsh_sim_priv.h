@@ -67,6 +67,23 @@ struct rsh_sim_cfg {
 	uint8_t revision;
 	uint8_t bootctl;             /* BOOT_CONTROL at power-on */
 	struct rsh_sim_arm_cfg arm;
+	/* MMIO cost model and install profile (rsh_sim_cost.c) */
+	uint32_t boot_depth;         /* bootdepth=: boot FIFO words, 0 = the generation's */
+	bool cost_on;                /* cost=1, or rd_ns=/wr_ns= given */
+	uint64_t rd_ns, wr_ns;       /* per 64-bit read / posted write */
+	unsigned int prof_scale;     /* profile=install: 1/N of the bytes and stalls, 0 = off */
+	uint64_t prof_bps[RSH_SIM_STALLS_MAX + 1]; /* rate after stall i */
+};
+
+/* MMIO cost model state (rsh_sim_cost.c); the MMIO thread writes it. */
+struct rsh_sim_cost {
+	uint64_t rd_cyc, wr_cyc;     /* per access, TSC cycles */
+	uint64_t virt_cyc;           /* charged: device clock - TSC (relaxed) */
+	uint64_t emu_cyc;            /* real cycles inside the ops (relaxed) */
+	uint64_t drain_reads;        /* reads BF1's §1.9 rule adds (relaxed) */
+	uint64_t wr_run;             /* posted writes since the last read */
+	uint64_t op_t0;              /* TSC at the entry of the current op */
+	uint64_t pend_cyc;           /* cost of the current op charged at exit */
 };
 
 /* A word ring; cap is a power of two. */
@@ -157,6 +174,7 @@ struct rsh_sim {
 	const struct rsh_sim_arm_ops *arm;
 	void *arm_priv;
 	bool arm_up;           /* ARM "running": booted or eMMC boot */
+	struct rsh_sim_cost cost;
 	struct rsh_sim_stats st;
 };
 
@@ -298,6 +316,29 @@ void rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module,
 
 /* Move queued records into the log while SEMAPHORE0 is free. */
 void rsh_sim_log_flush(struct rsh_sim *sim);
+
+/* ---- rsh_sim_cost.c ---- */
+
+/* Per-access costs from the options (at probe). */
+void rsh_sim_cost_init(struct rsh_sim *sim);
+
+/* The device's clock: TSC plus the MMIO time charged so far. */
+uint64_t rsh_sim_now(const struct rsh_sim *sim);
+
+/* At the entry of a read / write op of n words: charge it, return the
+ * device's time for the access. rsh_sim_cost_leave() at its exit. */
+uint64_t rsh_sim_cost_read(struct rsh_sim *sim, unsigned int n);
+uint64_t rsh_sim_cost_write(struct rsh_sim *sim, unsigned int n);
+void rsh_sim_cost_leave(struct rsh_sim *sim);
+
+/* profile=install[/N]: stalls and per-phase rates into cfg. */
+int rsh_sim_profile_set(struct rsh_sim_cfg *cfg, const char *v);
+
+/* The drain rate of the phase after n_fired stalls (profile only). */
+void rsh_sim_profile_phase(struct rsh_sim *sim, unsigned int n_fired);
+
+/* The sim device behind a backend, NULL if it is not one (rsh_sim.c). */
+const struct rsh_sim *rsh_sim_cast(const struct rsh_backend *be);
 
 /* ---- rsh_sim_fault.c ---- */
 

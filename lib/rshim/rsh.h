@@ -79,7 +79,7 @@ int rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
  */
 int rsh_dev_check(const char *devstr);
 
-/** Close a device (it must not be attached to a running poller). */
+/** Close a device (detached from its poller first, if it has one). */
 void rsh_dev_close(struct rsh_dev *dev);
 
 /** Device name as given by its backend. */
@@ -95,8 +95,9 @@ enum rsh_gen rsh_dev_gen(const struct rsh_dev *dev);
 void rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
 
 /**
- * Read / write one register by table name (control path; takes the device
- * mutex; never while a boot push owns the device).
+ * Read / write one register by table name: a command run by the device's
+ * poll lcore (or inline when no poller runs it); never while a boot push
+ * owns the device. Any thread; waits for the result, holds no lock.
  * @return 0; -ENODEV all-ones read (device gone); -EIO a "not reachable"
  *   pattern (device in reset); -EBUSY a push is running.
  */
@@ -134,8 +135,20 @@ void rsh_poll_opts_default(struct rsh_poll_opts *o);
  */
 int rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out);
 
-/** Attach a device (before rsh_poller_start). @return 0, -EBUSY, -ENOSPC. */
+/**
+ * Attach a device, before rsh_poller_start() or while the poller runs (the
+ * poll loop takes it between two passes; nothing else stops).
+ * @return 0, -EBUSY attached elsewhere, -ENOSPC the poller is full.
+ */
 int rsh_poller_add(struct rsh_poller *p, struct rsh_dev *dev);
+
+/**
+ * Detach a device, also while the poller runs: its services stop on the
+ * poll lcore (a running push ends with -ECANCELED; the "host driver
+ * present" bit of SCRATCHPAD6 is cleared), then the calling thread owns it.
+ * @return 0, -ENOENT not attached to p.
+ */
+int rsh_poller_remove(struct rsh_poller *p, struct rsh_dev *dev);
 
 /** Start polling. @return 0, -EALREADY, -ENOTSUP (no lcore, no thread). */
 int rsh_poller_start(struct rsh_poller *p);
@@ -178,6 +191,10 @@ struct rsh_boot_opts {
 	bool skip_reset;           /**< BOOT_RESET_SKIP: no BOOT_CONTROL=0, no
 				     *   reset key */
 	enum rsh_boot_policy policy;
+	/** Boot FIFO depth the push assumes, words: 0 = the generation's
+	 *  (BlueField-3 1024, BlueField-1/2 512, hardware-notes §D6.1); 512
+	 *  is the fallback for a BlueField-3 that turns out shallower. */
+	uint32_t fifo_words;
 	/** Non-zero cancels the reset delay of rsh_boot_open() (e.g. set by
 	 *  a SIGINT handler); read with relaxed atomics. May be NULL. */
 	const int *cancel_flag;

@@ -22,13 +22,6 @@
 #include "rsh_boot_priv.h"
 #include "rsh_log.h"
 
-/* §3.2 step 7: 0.5 s with the device held, then the reset delay. */
-#define RSH_BOOT_RESET_GUARD_MS 500u
-#define RSH_BOOT_RESET_DELAY_BF3_MS 3000u
-#define RSH_BOOT_RESET_DELAY_BF12_MS 5000u
-/* How long the rshim may stay unreachable after the reset delay. */
-#define RSH_BOOT_REACH_TIMEOUT_MS 2000u
-
 /* Defaults for a push. */
 void
 rsh_boot_opts_default(struct rsh_boot_opts *o)
@@ -37,6 +30,23 @@ rsh_boot_opts_default(struct rsh_boot_opts *o)
 	o->stall_timeout_ms = 300000;
 	o->reset_delay_ms = -1;
 	o->policy = RSH_BOOT_POLICY_CREDIT;
+}
+
+/*
+ * Boot FIFO depth of a push. BlueField-3's is 1024 words: NVIDIA's BF3 USB
+ * path fills it to 8192 - 8 x count bytes per transfer (hardware-notes
+ * §D6.1, §1.10), while its PCIe path assumes 512 for every generation
+ * (§1.5 notes). It is one FIFO whatever the transport, so the PCIe path
+ * uses 1024 on BF3 too (half the status reads at fast drain); fifo_words
+ * = 512 is the fallback should a BF3 part turn out shallower (words past
+ * the depth would be dropped, §D6.1).
+ */
+static uint32_t
+rsh_boot_fifo_words(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
+{
+	if (o->fifo_words != 0)
+		return o->fifo_words;
+	return dev->be->gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
 }
 
 /* Milliseconds to cycles. */
@@ -53,104 +63,6 @@ rsh_boot_ctl_sleep_us(unsigned int us)
 	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
 
 	nanosleep(&ts, NULL);
-}
-
-/* True when the caller asked to cancel through opts->cancel_flag. */
-static bool
-rsh_boot_opts_cancelled(const struct rsh_boot_opts *o)
-{
-	return o->cancel_flag != NULL &&
-	       __atomic_load_n(o->cancel_flag, __ATOMIC_RELAXED) != 0;
-}
-
-/* The reset delay for this device: option, backend hint, or §3.2 default. */
-static uint64_t
-rsh_boot_reset_delay_ms(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
-{
-	if (o->reset_delay_ms >= 0)
-		return o->reset_delay_ms;
-	if (dev->be->reset_delay_ms != 0)
-		return dev->be->reset_delay_ms;
-	return RSH_BOOT_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
-		RSH_BOOT_RESET_DELAY_BF3_MS : RSH_BOOT_RESET_DELAY_BF12_MS);
-}
-
-/* Name the errno of a bad read for the user. */
-static int
-rsh_boot_bad_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
-{
-	int rc = rsh_dev_val_err(v);
-
-	if (rc == -ENODEV)
-		rsh_err_set("%s: %s reads all-ones: the device is gone (surprise removal or link down); check lspci and the PCIe link",
-			    dev->name, rsh_reg_name(reg));
-	else
-		rsh_err_set("%s: %s reads 0x%" PRIx64 ": the rshim is not reachable (held in reset?)",
-			    dev->name, rsh_reg_name(reg), v);
-	return rc;
-}
-
-/* Wait for FABRIC_DIM to read sane again after the reset, with a deadline. */
-static int
-rsh_boot_wait_reachable(struct rsh_dev *dev, const struct rsh_boot_opts *o,
-			uint64_t delay_ms)
-{
-	uint64_t start = rte_get_timer_cycles();
-	uint64_t until = start + rsh_ms_to_cycles(delay_ms);
-	uint64_t deadline = until + rsh_ms_to_cycles(RSH_BOOT_REACH_TIMEOUT_MS);
-	uint64_t v;
-
-	/* The reset delay itself: keep checking for a cancel. */
-	while (rte_get_timer_cycles() < until) {
-		if (rsh_boot_opts_cancelled(o)) {
-			rsh_err_set("%s: boot push cancelled during the reset delay", dev->name);
-			return -ECANCELED;
-		}
-		rsh_boot_ctl_sleep_us(1000);
-	}
-	for (;;) {
-		v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
-		if (v != 0 && !rsh_reg_val_is_bad(v))
-			return 0;
-		if (v == RSH_ALL_ONES || rte_get_timer_cycles() > deadline)
-			break;
-		rsh_boot_ctl_sleep_us(1000);
-	}
-	if (v == RSH_ALL_ONES)
-		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
-	rsh_err_set("%s: the rshim did not come back within %u ms after the ARM reset (FABRIC_DIM 0x%" PRIx64 "); try a longer --reset-delay",
-		    dev->name, RSH_BOOT_REACH_TIMEOUT_MS, v);
-	return -ETIMEDOUT;
-}
-
-/*
- * §3.2 steps 3-7: BOOT_CONTROL=0, ARM watchdog off, reset key written
- * read-modify-write into bits 31:0, reset delay. BOOT_CONTROL is restored
- * to 1 by the caller on failure.
- */
-static int
-rsh_boot_reset_seq(struct rsh_dev *dev, const struct rsh_boot_opts *o)
-{
-	uint64_t v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
-
-	if (v == 0 || rsh_reg_val_is_bad(v)) {
-		if (v == 0) {
-			rsh_err_set("%s: FABRIC_DIM reads 0: the rshim is not ready", dev->name);
-			return -EIO;
-		}
-		return rsh_boot_bad_read(dev, RSH_FABRIC_DIM, v);
-	}
-	if (o->skip_reset)
-		return 0;
-	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
-	/* On BF3 this reaches WDOG1 at BAR 0x40000 (rsh_regs.c). */
-	rsh_dev_wr(dev, RSH_ARM_WDG_CONTROL_WCS, 0);
-	v = rsh_dev_rd(dev, RSH_RESET_CONTROL);
-	if (rsh_reg_val_is_bad(v))
-		return rsh_boot_bad_read(dev, RSH_RESET_CONTROL, v);
-	v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
-	rsh_dev_wr(dev, RSH_RESET_CONTROL, v);
-	return rsh_boot_wait_reachable(dev, o, rsh_boot_reset_delay_ms(dev, o));
 }
 
 /* Allocate the chunk pool and the hand-off ring. */
@@ -195,7 +107,7 @@ rsh_boot_free(struct rsh_boot *b)
 	free(b);
 }
 
-/* Open a push: reset sequence, pipeline, hand the device to the poller. */
+/* Open a push: pipeline, then the open sequence on the poll lcore. */
 int
 rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 	      const struct rsh_boot_opts *opts, struct rsh_boot **out)
@@ -217,34 +129,28 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		rsh_boot_opts_default(&b->opts);
 	if (b->opts.stall_timeout_ms == 0)
 		b->opts.stall_timeout_ms = 300000;
-	pthread_mutex_lock(&dev->ctl_lock);
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		rsh_err_set("%s: a boot push is already running", dev->name);
-		rc = -EBUSY;
-		goto err_unlock;
+	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
+	if (b->opts.fifo_words != 0 &&
+	    (b->opts.fifo_words < 64 || b->opts.fifo_words > RSH_BF3_BOOT_FIFO_DEPTH)) {
+		rsh_err_set("%s: boot FIFO depth %u words is out of range (64-%u; 512 is the safe fallback)",
+			    dev->name, b->opts.fifo_words, RSH_BF3_BOOT_FIFO_DEPTH);
+		free(b);
+		return -EINVAL;
 	}
+	b->credit_max = rsh_boot_fifo_words(dev, &b->opts) - RSH_BOOT_FIFO_RESERVE;
 	rc = rsh_boot_alloc_pipe(b);
 	if (rc < 0)
-		goto err_unlock;
-	rc = rsh_boot_reset_seq(dev, &b->opts);
+		goto err_free;
+	/* On success the poll lcore already streams from b. */
+	rc = rsh_boot_open_cmd(b);
 	if (rc < 0)
-		goto err_restore;
-	rsh_dev_mmio_stats(dev, &b->mmio_start);
-	b->start_tsc = rte_get_timer_cycles();
-	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
-	b->last_progress = b->start_tsc;
-	/* Pairs with the acquire load in rsh_boot_poll(): the job is complete. */
-	__atomic_store_n(&dev->boot, b, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&dev->ctl_lock);
+		goto err_pipe;
 	*out = b;
 	return 0;
-err_restore:
-	/* §3.4: BOOT_CONTROL=1 on every exit path. */
-	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
+err_pipe:
 	rte_ring_free(b->to_poll);
 	rte_mempool_free(b->pool);
-err_unlock:
-	pthread_mutex_unlock(&dev->ctl_lock);
+err_free:
 	free(b);
 	return rc;
 }
@@ -289,6 +195,8 @@ rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 		rc = rsh_boot_status(b);
 		if (rc < 0)
 			return rc;
+		if (__atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE))
+			return -ECANCELED;
 		nap = nap == 0 ? rsh_boot_chunk_us(b) : RTE_MIN(nap * 2, 5000u);
 		rsh_boot_ctl_sleep_us(nap);
 	}
@@ -463,7 +371,7 @@ rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st)
 	st->sleeps = __atomic_load_n(&b->sleeps, __ATOMIC_RELAXED);
 	if (end == 0)
 		end = rte_get_timer_cycles();
-	st->elapsed_ns = (end - b->start_tsc) * 1000000000ull / rte_get_timer_hz();
+	st->elapsed_ns = rsh_cyc_ns(end - b->start_tsc);
 	rsh_dev_mmio_stats(b->dev, &now);
 	st->mmio.reads = now.reads - b->mmio_start.reads;
 	st->mmio.writes = now.writes - b->mmio_start.writes;
@@ -527,7 +435,7 @@ rsh_boot_explain(const struct rsh_boot *b, int rc)
 
 	switch (rc) {
 	case -ETIMEDOUT:
-		rsh_err_set("%s: boot timeout: the DPU read nothing from the boot FIFO for %.1f s (at byte %" PRIu64 "); BOOT_CONTROL restored to 1; raise --timeout if the DPU is busy (e.g. BMC/Redfish work)",
+		rsh_err_set("%s: boot timeout: the DPU read nothing from the boot FIFO for %.1f s (at byte %" PRIu64 "); raise --timeout if the DPU is busy (e.g. BMC/Redfish work)",
 			    n, b->opts.stall_timeout_ms / 1000.0,
 			    __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
 		break;
@@ -540,7 +448,7 @@ rsh_boot_explain(const struct rsh_boot *b, int rc)
 			    n, __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
 		break;
 	case -ECANCELED:
-		rsh_err_set("%s: boot push cancelled after %" PRIu64 " bytes; BOOT_CONTROL restored to 1",
+		rsh_err_set("%s: boot push cancelled after %" PRIu64 " bytes",
 			    n, __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8);
 		break;
 	default:
@@ -548,7 +456,32 @@ rsh_boot_explain(const struct rsh_boot *b, int rc)
 	}
 }
 
-/* Finish the push: tail, drain, BOOT_CONTROL=1 always (§3.4), free. */
+/*
+ * BOOT_CONTROL after the push (§3.4): 1 after a complete stream; after an
+ * error or a cancel, the value read before the open. The poll lcore writes
+ * it once the rshim answers (an ARM reset mid-push), with a deadline.
+ */
+static int
+rsh_boot_restore(struct rsh_boot *b, int rc)
+{
+	uint64_t v = rc == 0 ? RSH_BOOT_CONTROL_EMMC : b->saved_bootctl;
+	char line[512];
+	int rrc;
+
+	if (rc < 0)
+		rsh_boot_explain(b, rc);
+	snprintf(line, sizeof(line), "%s", rsh_last_error());
+	rrc = rsh_boot_restore_cmd(b->dev, v);
+	if (rrc < 0) {
+		rsh_err_set("%s%s%s", line, line[0] ? "; " : "", rsh_last_error());
+		return rc < 0 ? rc : rrc;
+	}
+	if (rc < 0)
+		rsh_err_set("%s; BOOT_CONTROL restored to %" PRIu64, line, v);
+	return rc;
+}
+
+/* Finish the push: tail, drain, restore BOOT_CONTROL, free. */
 int
 rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats)
 {
@@ -566,15 +499,9 @@ rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats)
 		rc = rsh_boot_status(b);
 	if (final_stats != NULL)
 		rsh_boot_get_stats(b, final_stats);
-	pthread_mutex_lock(&dev->ctl_lock);
-	/* The poll lcore no longer touches the device (finished is set). */
-	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
-	__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&dev->ctl_lock);
 	if (b->fill != NULL)
 		rte_mempool_put(b->pool, b->fill);
-	if (rc < 0)
-		rsh_boot_explain(b, rc);
+	rc = rsh_boot_restore(b, rc);
 	RSH_DEV_LOG(INFO, dev, "push finished: %d", rc);
 	rsh_boot_free(b);
 	return rc;

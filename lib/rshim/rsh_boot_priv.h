@@ -7,6 +7,7 @@
 #define RSH_BOOT_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
@@ -17,16 +18,16 @@
 #define RSH_BOOT_CHUNK (64u * 1024u)     /* bytes per hand-off chunk */
 #define RSH_BOOT_REF_CHUNK (16u * 1024u) /* the reference daemon's, §3.3 */
 #define RSH_BOOT_NCHUNKS 64u             /* 4 MiB in flight at most */
-/* Credit per BOOT_FIFO_COUNT read: 512 - count - 3 words, §3.3. */
-#define RSH_BOOT_CREDIT_MAX (RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE)
 /*
- * When the device drains slowly: sleep until this many words are free,
+ * Credit per BOOT_FIFO_COUNT read: depth - count - 3 words (§3.3), the
+ * depth 512 words, or 1024 on BlueField-3 (§D6.1). The 3 spare words also
+ * keep a full 1024-word FIFO from reading as count 0 (the count field has
+ * 10 bits).
+ * When the device drains slowly: sleep until 3/4 of the credit is free,
  * but at most RSH_BOOT_DRY_FRACTION of the time the device needs to drain
- * what is queued; after a wait, write once RSH_BOOT_WRITE_WORDS fit.
+ * what is queued; after a wait, write once 1/4 of it fits.
  */
-#define RSH_BOOT_REFILL_WORDS 384u
 #define RSH_BOOT_DRY_FRACTION 0.75
-#define RSH_BOOT_WRITE_WORDS 128u
 /* A gap of no progress this long counts as a stall in the stats. */
 #define RSH_BOOT_STALL_NS 100000000ull
 
@@ -57,6 +58,12 @@ struct rsh_boot {
 	uint64_t stall_cycles;
 	struct rsh_mmio_stats mmio_start;
 
+	/* The open command (device's owning thread; read by close after). */
+	uint64_t saved_bootctl;        /* BOOT_CONTROL mode before the open */
+	uint64_t delay_ms;             /* reset delay of this open */
+	bool bootctl_written;          /* BOOT_CONTROL was set to 0 */
+	bool reset_done;               /* the reset key was written */
+
 	/* Flags from the main lcore / a signal handler. */
 	uint32_t cancel;
 	uint32_t closing;
@@ -78,6 +85,7 @@ struct rsh_boot {
 	struct rsh_boot_chunk *cur;
 	uint32_t cur_word;
 	uint32_t cur_words;
+	uint32_t credit_max;           /* depth - 3 (set at open) */
 	uint32_t credit;               /* words known free in the FIFO */
 	uint32_t last_count;           /* count at the last read + written since */
 	bool have_ref;
@@ -91,6 +99,12 @@ struct rsh_boot {
 	uint64_t backoff_ns;
 	uint64_t ref_next;             /* reference policy: sleep until */
 };
+
+/* Open sequence and restore, commands (rsh_boot_open.c). */
+int rsh_boot_open_cmd(struct rsh_boot *b);
+int rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value);
+int rsh_boot_restore_step(struct rsh_dev *dev, uint64_t value, uint64_t since,
+			  uint64_t now, char *why, size_t why_len);
 
 /* True while the poller's loop runs (rsh_poll.c). */
 bool rsh_poller_running(const struct rsh_poller *p);

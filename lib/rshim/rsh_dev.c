@@ -10,6 +10,7 @@
 
 #include <rte_common.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 
@@ -96,7 +97,6 @@ rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
 	}
 	snprintf(dev->name, sizeof(dev->name), "%s", be->name);
 	dev->be = be;
-	pthread_mutex_init(&dev->ctl_lock, NULL);
 	*out = dev;
 	RSH_DEV_LOG(INFO, dev, "opened (%s, backend %s)",
 		    rsh_gen_name(be->gen), drv->name);
@@ -114,8 +114,10 @@ rsh_dev_close(struct rsh_dev *dev)
 {
 	if (dev == NULL)
 		return;
-	rsh_hk_detach(dev);
-	pthread_mutex_destroy(&dev->ctl_lock);
+	if (dev->poller != NULL)
+		rsh_poller_remove(dev->poller, dev);
+	else
+		rsh_hk_detach(dev);
 	dev->be->ops->close(dev->be);
 	free(dev);
 }
@@ -149,33 +151,57 @@ rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
 	st->writes = __atomic_load_n(&dev->be->stats.writes, __ATOMIC_RELAXED);
 }
 
-/* Take the control lock unless a boot push owns the device. */
+/* Refuse register work while a boot push owns the device. */
 static int
-rsh_dev_ctl_enter(struct rsh_dev *dev)
+rsh_dev_check_boot(struct rsh_dev *dev)
 {
-	pthread_mutex_lock(&dev->ctl_lock);
 	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		pthread_mutex_unlock(&dev->ctl_lock);
 		rsh_err_set("%s: a boot push owns the device", dev->name);
 		return -EBUSY;
 	}
 	return 0;
 }
 
+/* Command step: one register read (in[0] = reg; out[0] = value). */
+static int
+rsh_dev_read_step(struct rsh_cmd *c, uint64_t now)
+{
+	int rc = rsh_dev_check_boot(c->dev);
+
+	RTE_SET_USED(now);
+	if (rc == 0)
+		c->out[0] = rsh_dev_rd(c->dev, (enum rsh_reg)c->in[0]);
+	return rsh_cmd_finish(c, rc);
+}
+
+/* Command step: one register write (in[0] = reg, in[1] = value). */
+static int
+rsh_dev_write_step(struct rsh_cmd *c, uint64_t now)
+{
+	int rc = rsh_dev_check_boot(c->dev);
+
+	RTE_SET_USED(now);
+	if (rc == 0)
+		rsh_dev_wr(c->dev, (enum rsh_reg)c->in[0], c->in[1]);
+	return rsh_cmd_finish(c, rc);
+}
+
 /* Control-path register read with the error-pattern check of §1.4. */
 int
 rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 {
+	struct rsh_cmd c;
 	uint64_t v;
 	int rc;
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
-	rc = rsh_dev_ctl_enter(dev);
+	rsh_cmd_init(&c, dev, "register read", rsh_dev_read_step);
+	c.in[0] = reg;
+	rc = rsh_cmd_exec(&c);
 	if (rc < 0)
 		return rc;
-	v = rsh_dev_rd(dev, reg);
-	pthread_mutex_unlock(&dev->ctl_lock);
+	v = c.out[0];
 	rc = rsh_dev_val_err(v);
 	if (rc == -ENODEV)
 		rsh_err_set("%s: %s read all-ones: the device is gone (removed, reset or powered off)",
@@ -191,16 +217,14 @@ rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 int
 rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val)
 {
-	int rc;
+	struct rsh_cmd c;
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
-	rc = rsh_dev_ctl_enter(dev);
-	if (rc < 0)
-		return rc;
-	rsh_dev_wr(dev, reg, val);
-	pthread_mutex_unlock(&dev->ctl_lock);
-	return 0;
+	rsh_cmd_init(&c, dev, "register write", rsh_dev_write_step);
+	c.in[0] = reg;
+	c.in[1] = val;
+	return rsh_cmd_exec(&c);
 }
 
 /* List the devices of every backend that can scan. */

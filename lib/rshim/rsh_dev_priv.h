@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
+
 #include "rsh.h"
 #include "rsh_backend.h"
 #include "rsh_regs.h"
@@ -39,15 +41,17 @@ struct rsh_dev {
 	char name[RSH_DEV_NAME_MAX];
 	struct rsh_backend *be;
 	struct rsh_regmap map;
-	/* Control calls (misc, reset, open/close); never on the data path. */
-	pthread_mutex_t ctl_lock;
-	/* The running boot push: set by the control path (release), read by
-	 * the poll lcore (acquire). */
+	/* The running boot push: set and cleared by the device's owning
+	 * thread (a boot command); others read it with acquire loads. */
 	struct rsh_boot *boot;
-	/* TM FIFO channels: attached by the control path before the poller
-	 * starts or while it is paused; then owned by the poll lcore. */
+	/* A boot open command is past BOOT_CONTROL=0 (owning thread only):
+	 * the TM FIFO keeps to the console, as during the push. */
+	bool boot_opening;
+	/* TM FIFO channels: published and withdrawn by the owning thread (an
+	 * attach/detach command); users read it with acquire loads. */
 	struct rsh_tmfifo *tmfifo;
-	/* The poller this device is attached to (control path). */
+	/* The poller this device is attached to: set by rsh_poller_add()
+	 * before the attach command, cleared after the detach command. */
 	struct rsh_poller *poller;
 	/* SCRATCHPAD6 handshake and "driver present" bit (rsh_hk.c). */
 	struct rsh_hk hk;
@@ -65,6 +69,20 @@ static inline void
 rsh_dev_wr(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
 {
 	dev->be->ops->write64(dev->be, dev->map.off[reg], v);
+}
+
+/*
+ * TSC cycles to nanoseconds without overflow: c * 1e9 wraps 64 bits
+ * after about 7 s of cycles at 2.5 GHz, so split whole seconds off first.
+ */
+static inline uint64_t
+rsh_cyc_ns(uint64_t c)
+{
+	uint64_t hz = rte_get_timer_hz();
+
+	if (hz == 0)
+		return 0;
+	return c / hz * 1000000000ull + c % hz * 1000000000ull / hz;
 }
 
 /* Map a read value to an errno: all-ones = gone, other bad patterns = in
@@ -89,6 +107,22 @@ unsigned int rsh_boot_poll(struct rsh_dev *dev, uint64_t now,
 unsigned int rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now,
 			     uint64_t *sleep_ns);
 unsigned int rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
+
+/* Stop steps: the device leaves its poller (poll lcore, or the owner). */
+void rsh_hk_stop(struct rsh_dev *dev);
+void rsh_boot_stop(struct rsh_dev *dev);
+void rsh_tmfifo_stop(struct rsh_dev *dev);
+
+/* One per-device service of the poll loop (table in rsh_svc.c). */
+struct rsh_svc {
+	const char *name;
+	unsigned int (*poll)(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
+	void (*stop)(struct rsh_dev *dev);
+	bool fw_reset_pause; /* skipped while a NIC-firmware reset runs */
+};
+
+extern const struct rsh_svc rsh_svcs[];
+extern const unsigned int rsh_n_svcs;
 
 /* True while a NIC-firmware reset blocks register access (§6.7). */
 static inline bool

@@ -138,3 +138,10 @@ rsh_hk_detach(struct rsh_dev *dev)
 	if (!rsh_reg_val_is_bad(v) && (v & RSH_SP6__PCIE_MASK))
 		rsh_dev_wr(dev, RSH_SCRATCHPAD6, v & ~RSH_SP6__PCIE_MASK);
 }
+
+/* Stop step: the device leaves its poller, nobody answers the firmware. */
+void
+rsh_hk_stop(struct rsh_dev *dev)
+{
+	rsh_hk_detach(dev);
+}

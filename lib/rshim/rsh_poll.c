@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
@@ -16,15 +17,21 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
+#include <rte_ring.h>
 #include <rte_thread.h>
 
 #include "rsh_boot_priv.h"
+#include "rsh_cmd.h"
 #include "rsh_log.h"
 
 #define RSH_POLLER_MAX_DEVS 16
+/* Commands in progress at once, and the command ring's size. */
+#define RSH_POLLER_MAX_ACTIVE 32u
+#define RSH_POLLER_CMD_RING 256u
 /* Below this (plus the measured oversleep) the loop spins on the TSC
  * instead of sleeping: a sleep would overshoot the wait. */
 #define RSH_POLL_MIN_SLEEP_NS 5000ull
@@ -34,14 +41,22 @@
 #define RSH_POLL_BACKOFF_START_NS 10000ull
 
 /*
- * A poller. opts, devs and n_devs are written by the control path before
- * start and only read by the loop. run is the stop request (control path
- * writes, loop reads). thread_set/thread are written once by the loop.
+ * A poller. devs and n_devs belong to the loop while it runs (changed by
+ * attach/detach commands) and to the control thread otherwise. run is the
+ * stop request (control path writes, loop reads). thread_set/thread are
+ * written once by the loop. cmd_lock orders submissions against a stop:
+ * held for an enqueue or to flip accepting, never while waiting.
  */
 struct rsh_poller {
 	struct rsh_poll_opts opts;
 	struct rsh_dev *devs[RSH_POLLER_MAX_DEVS];
 	unsigned int n_devs;
+	struct rte_ring *cmds;       /* any thread -> loop (MP/SC) */
+	pthread_mutex_t cmd_lock;
+	bool accepting;              /* under cmd_lock: the loop takes commands */
+	/* Commands being stepped, in arrival order (loop only). */
+	struct rsh_cmd *active[RSH_POLLER_MAX_ACTIVE];
+	unsigned int n_active;
 	uint32_t run;
 	bool started;
 	bool on_ctrl_thread;
@@ -72,10 +87,23 @@ rsh_poll_opts_default(struct rsh_poll_opts *o)
 int
 rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
 {
+	static uint32_t seq;
 	struct rsh_poller *p = calloc(1, sizeof(*p));
+	char name[RTE_RING_NAMESIZE];
 
 	if (p == NULL)
 		return -ENOMEM;
+	snprintf(name, sizeof(name), "rsh_cmd%u",
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	p->cmds = rte_ring_create(name, RSH_POLLER_CMD_RING, SOCKET_ID_ANY,
+				  RING_F_SC_DEQ);
+	if (p->cmds == NULL) {
+		free(p);
+		rsh_err_set("cannot create the poller's command ring: %s (give EAL more memory with -m)",
+			    rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&p->cmd_lock, NULL);
 	if (opts != NULL)
 		p->opts = *opts;
 	else
@@ -88,36 +116,176 @@ rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
 	return 0;
 }
 
-/* Attach a device before the poller starts. */
+/* Command step: put dev in the loop's device list. */
+static int
+rsh_poller_add_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_poller *p = c->poller;
+
+	RTE_SET_USED(now);
+	if (p->n_devs == RSH_POLLER_MAX_DEVS) {
+		rsh_err_set("%s: the poller already serves %u devices; start another poller",
+			    c->dev->name, RSH_POLLER_MAX_DEVS);
+		return rsh_cmd_finish(c, -ENOSPC);
+	}
+	p->devs[p->n_devs++] = c->dev;
+	return rsh_cmd_finish(c, 0);
+}
+
+/* Attach a device, also while the loop runs. */
 int
 rsh_poller_add(struct rsh_poller *p, struct rsh_dev *dev)
 {
-	if (p->started || dev->poller != NULL)
+	struct rsh_cmd c;
+	int rc;
+
+	if (dev->poller != NULL)
 		return -EBUSY;
-	if (p->n_devs == RSH_POLLER_MAX_DEVS)
-		return -ENOSPC;
-	p->devs[p->n_devs++] = dev;
-	dev->poller = p;
-	return 0;
+	rsh_cmd_init(&c, dev, "poller attach", rsh_poller_add_step);
+	c.poller = p;
+	rc = rsh_cmd_exec_on(p, &c);
+	if (rc == 0)
+		dev->poller = p;
+	return rc;
 }
 
-/* One pass over every device; returns the work done, lowers *sleep_ns. */
+/* Run every service's stop step for dev (its owning thread). */
+static void
+rsh_poller_stop_services(struct rsh_dev *dev)
+{
+	unsigned int s;
+
+	for (s = rsh_n_svcs; s-- > 0;)
+		if (rsh_svcs[s].stop != NULL)
+			rsh_svcs[s].stop(dev);
+}
+
+/* Command step: stop dev's services and drop it from the device list. */
+static int
+rsh_poller_remove_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_poller *p = c->poller;
+	unsigned int i;
+
+	RTE_SET_USED(now);
+	for (i = 0; i < p->n_devs; i++)
+		if (p->devs[i] == c->dev)
+			break;
+	if (i == p->n_devs)
+		return rsh_cmd_finish(c, -ENOENT);
+	rsh_poller_stop_services(c->dev);
+	memmove(&p->devs[i], &p->devs[i + 1], (p->n_devs - i - 1) * sizeof(p->devs[0]));
+	p->n_devs--;
+	return rsh_cmd_finish(c, 0);
+}
+
+/* Detach a device, also while the loop runs. */
+int
+rsh_poller_remove(struct rsh_poller *p, struct rsh_dev *dev)
+{
+	struct rsh_cmd c;
+	int rc;
+
+	if (dev->poller != p)
+		return -ENOENT;
+	rsh_cmd_init(&c, dev, "poller detach", rsh_poller_remove_step);
+	c.poller = p;
+	rc = rsh_cmd_exec_on(p, &c);
+	dev->poller = NULL;
+	return rc;
+}
+
+/* Queue a command for the loop; false when the loop does not run. */
+bool
+rsh_poller_submit(struct rsh_poller *p, struct rsh_cmd *c)
+{
+	bool queued = false;
+
+	pthread_mutex_lock(&p->cmd_lock);
+	/* The ring holds more than callers can have waiting: a full ring
+	 * means a wedged loop, and the caller then runs the command. */
+	if (p->accepting)
+		queued = rte_ring_mp_enqueue(p->cmds, c) == 0;
+	pthread_mutex_unlock(&p->cmd_lock);
+	if (queued)
+		rsh_poller_kick(p);
+	return queued;
+}
+
+/* True when an earlier active command works on the same device. */
+static bool
+rsh_poller_dev_busy(const struct rsh_poller *p, unsigned int i)
+{
+	unsigned int j;
+
+	for (j = 0; j < i; j++)
+		if (p->active[j]->dev == p->active[i]->dev)
+			return true;
+	return false;
+}
+
+/*
+ * Take new commands and step the due ones; one device's commands run in
+ * arrival order, one at a time. Lowers *sleep_ns to the next due step.
+ */
+static unsigned int
+rsh_poller_cmds(struct rsh_poller *p, uint64_t now, uint64_t *sleep_ns)
+{
+	unsigned int i = 0, work = 0;
+	void *obj;
+
+	while (p->n_active < RSH_POLLER_MAX_ACTIVE &&
+	       rte_ring_sc_dequeue(p->cmds, &obj) == 0)
+		p->active[p->n_active++] = obj;
+	while (i < p->n_active) {
+		struct rsh_cmd *c = p->active[i];
+
+		if (rsh_poller_dev_busy(p, i) || c->wake_at > now) {
+			if (c->wake_at > now)
+				*sleep_ns = RTE_MIN(*sleep_ns,
+						   rsh_cyc_ns(c->wake_at - now));
+			i++;
+			continue;
+		}
+		work++;
+		if (!rsh_cmd_expired(c, now) && !rsh_cmd_step(c, now)) {
+			i++;
+			continue;
+		}
+		memmove(&p->active[i], &p->active[i + 1],
+			(p->n_active - i - 1) * sizeof(p->active[0]));
+		p->n_active--;
+	}
+	return work;
+}
+
+/* Run the services of one device. */
+static unsigned int
+rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
+{
+	bool fw_reset = false;
+	unsigned int s, work = 0;
+
+	for (s = 0; s < rsh_n_svcs; s++) {
+		/* A NIC-firmware reset in progress: hands off (§6.7). */
+		if (rsh_svcs[s].fw_reset_pause &&
+		    (fw_reset || (fw_reset = rsh_hk_blocked(dev, now))))
+			continue;
+		work += rsh_svcs[s].poll(dev, now, sleep_ns);
+	}
+	return work;
+}
+
+/* One pass: commands, then every device; lowers *sleep_ns. */
 static unsigned int
 rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 {
 	uint64_t now = rte_get_timer_cycles();
-	unsigned int i, work = 0;
+	unsigned int i, work;
 
-	for (i = 0; i < p->n_devs; i++) {
-		struct rsh_dev *dev = p->devs[i];
-
-		work += rsh_hk_poll(dev, now, sleep_ns);
-		/* A NIC-firmware reset in progress: hands off (§6.7). */
-		if (rsh_hk_blocked(dev, now))
-			continue;
-		work += rsh_boot_poll(dev, now, sleep_ns);
-		work += rsh_tmfifo_poll(dev, now, sleep_ns);
-	}
+	work = rsh_poller_cmds(p, now, sleep_ns);
+	for (i = 0; i < p->n_devs; i++)
+		work += rsh_poller_dev(p->devs[i], now, sleep_ns);
 	return work;
 }
 
@@ -148,7 +316,7 @@ rsh_poller_spin(uint64_t ns)
 static void
 rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 {
-	uint64_t t0, late, hz = rte_get_timer_hz();
+	uint64_t t0, late;
 	struct timespec ts;
 
 	if (ns <= p->oversleep_ns + RSH_POLL_MIN_SLEEP_NS) {
@@ -159,7 +327,7 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 	ts.tv_nsec = (ns - p->oversleep_ns) % 1000000000ull;
 	t0 = rte_get_timer_cycles();
 	nanosleep(&ts, NULL);
-	late = (rte_get_timer_cycles() - t0) * 1000000000ull / hz;
+	late = rsh_cyc_ns(rte_get_timer_cycles() - t0);
 	late = late > ns - p->oversleep_ns ? late - (ns - p->oversleep_ns) : 0;
 	/* EWMA with weight 1/8; capped so one preemption does not skew it. */
 	late = RTE_MIN(late, 200000ull);
@@ -207,7 +375,7 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 		rsh_poller_nap(p, RTE_MIN(hint_ns, ceiling));
 		return;
 	}
-	uint64_t idle_ns = (now - p->idle_since) * 1000000000ull / rte_get_timer_hz();
+	uint64_t idle_ns = rsh_cyc_ns(now - p->idle_since);
 
 	if (idle_ns < p->opts.idle_spin_us * 1000ull) {
 		rte_pause();
@@ -277,6 +445,32 @@ rsh_poller_free_lcore(void)
 	return RTE_MAX_LCORE;
 }
 
+/* Open or close the command ring to submitters. */
+static void
+rsh_poller_accept(struct rsh_poller *p, bool on)
+{
+	pthread_mutex_lock(&p->cmd_lock);
+	p->accepting = on;
+	pthread_mutex_unlock(&p->cmd_lock);
+}
+
+/*
+ * After the loop returned: the calling thread owns the devices now, so it
+ * runs the commands still in progress or queued to completion.
+ */
+static void
+rsh_poller_drain_cmds(struct rsh_poller *p)
+{
+	unsigned int i;
+	void *obj;
+
+	for (i = 0; i < p->n_active; i++)
+		rsh_cmd_run_inline(p->active[i]);
+	p->n_active = 0;
+	while (rte_ring_sc_dequeue(p->cmds, &obj) == 0)
+		rsh_cmd_run_inline(obj);
+}
+
 /* Start the loop on a free worker lcore, else on a control thread. */
 int
 rsh_poller_start(struct rsh_poller *p)
@@ -287,6 +481,7 @@ rsh_poller_start(struct rsh_poller *p)
 	if (p->started)
 		return -EALREADY;
 	__atomic_store_n(&p->run, 1, __ATOMIC_RELEASE);
+	rsh_poller_accept(p, true);
 	l = rsh_poller_free_lcore();
 	if (l != RTE_MAX_LCORE && rte_eal_remote_launch(rsh_poller_loop, p, l) == 0) {
 		p->lcore = l;
@@ -294,6 +489,7 @@ rsh_poller_start(struct rsh_poller *p)
 		rc = rte_ctrl_thread_create(&p->ctrl_thread, "rsh-poll", NULL,
 					    rsh_poller_thread, p);
 		if (rc != 0) {
+			rsh_poller_accept(p, false);
 			__atomic_store_n(&p->run, 0, __ATOMIC_RELEASE);
 			rsh_err_set("cannot start the poll thread: %s", strerror(rc));
 			return -ENOTSUP;
@@ -311,12 +507,15 @@ rsh_poller_stop(struct rsh_poller *p)
 {
 	if (!p->started)
 		return;
+	rsh_poller_accept(p, false);
 	/* Pairs with the acquire load in rsh_poller_loop(). */
 	__atomic_store_n(&p->run, 0, __ATOMIC_RELEASE);
+	rsh_poller_kick(p);
 	if (p->on_ctrl_thread)
 		pthread_join(p->ctrl_thread, NULL);
 	else
 		rte_eal_wait_lcore(p->lcore);
+	rsh_poller_drain_cmds(p);
 	p->started = false;
 	p->on_ctrl_thread = false;
 	__atomic_store_n(&p->thread_set, 0, __ATOMIC_RELEASE);
@@ -338,8 +537,13 @@ rsh_poller_destroy(struct rsh_poller *p)
 	if (p == NULL)
 		return;
 	rsh_poller_stop(p);
-	for (i = 0; i < p->n_devs; i++)
+	rsh_poller_drain_cmds(p);
+	for (i = 0; i < p->n_devs; i++) {
+		rsh_poller_stop_services(p->devs[i]);
 		p->devs[i]->poller = NULL;
+	}
+	rte_ring_free(p->cmds);
+	pthread_mutex_destroy(&p->cmd_lock);
 	free(p);
 }
 

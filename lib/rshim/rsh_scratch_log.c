@@ -11,6 +11,7 @@
 
 #include <rte_cycles.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 
@@ -30,33 +31,6 @@ static const char *const rsh_log_modules[] = {
 	"MISC", "BL1", "BL2", "BL2R", "BL31", "UEFI", "PSC",
 };
 static const char *const rsh_log_levels[] = { "INFO", "WARN", "ERR", "ASSERT" };
-
-/* Take SEMAPHORE0: a read of 0 means acquired (§5.6 step 1), 3 s deadline. */
-static int
-rsh_log_sem_take(struct rsh_dev *dev)
-{
-	uint64_t deadline = rte_get_timer_cycles() +
-			    RSH_LOG_SEM_TIMEOUT_MS * rte_get_timer_hz() / 1000;
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000000 };
-
-	for (;;) {
-		uint64_t v = rsh_dev_rd(dev, RSH_SEMAPHORE0);
-
-		if (v == 0)
-			return 0;
-		if (rsh_reg_val_is_bad(v)) {
-			rsh_err_set("%s: SEMAPHORE0 reads 0x%" PRIx64 ": the rshim is not reachable",
-				    dev->name, v);
-			return rsh_dev_val_err(v);
-		}
-		if (rte_get_timer_cycles() > deadline) {
-			rsh_err_set("%s: the scratch-log semaphore stayed taken for 3 s (another rshim driver reading the log?)",
-				    dev->name);
-			return -ETIMEDOUT;
-		}
-		nanosleep(&ts, NULL);
-	}
-}
 
 /* Append one character if it fits. */
 static void
@@ -186,23 +160,53 @@ rsh_log_read_locked(struct rsh_dev *dev, bool clear, struct rsh_log_rec *recs,
 	return nrec < max ? nrec : max;
 }
 
-/* Read and decode the scratch log under SEMAPHORE0. */
+/*
+ * Command step: take SEMAPHORE0 (a read of 0 means acquired, §5.6 step 1;
+ * retried every millisecond for 3 s without blocking the poll loop), read
+ * the records, release it.
+ */
+static int
+rsh_log_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_dev *dev = c->dev;
+	uint64_t v;
+	int rc;
+
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		rsh_err_set("%s: a boot push owns the device; read the log after it", dev->name);
+		return rsh_cmd_finish(c, -EBUSY);
+	}
+	if (c->t0 == 0)
+		c->t0 = now;
+	v = rsh_dev_rd(dev, RSH_SEMAPHORE0);
+	if (rsh_reg_val_is_bad(v)) {
+		rsh_err_set("%s: SEMAPHORE0 reads 0x%" PRIx64 ": the rshim is not reachable",
+			    dev->name, v);
+		return rsh_cmd_finish(c, rsh_dev_val_err(v));
+	}
+	if (v != 0) {
+		if (now - c->t0 > rsh_ms_cyc(RSH_LOG_SEM_TIMEOUT_MS)) {
+			rsh_err_set("%s: the scratch-log semaphore stayed taken for 3 s (another rshim driver reading the log?)",
+				    dev->name);
+			return rsh_cmd_finish(c, -ETIMEDOUT);
+		}
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(1));
+	}
+	rc = rsh_log_read_locked(dev, c->in[0] != 0, c->ptr, (unsigned int)c->in[1]);
+	rsh_dev_wr(dev, RSH_SEMAPHORE0, 0);
+	return rsh_cmd_finish(c, rc);
+}
+
+/* Read and decode the scratch log under SEMAPHORE0 (a command). */
 int
 rsh_log_read(struct rsh_dev *dev, bool clear_on_read, struct rsh_log_rec *recs,
 	     unsigned int max)
 {
-	int rc;
+	struct rsh_cmd c;
 
-	pthread_mutex_lock(&dev->ctl_lock);
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		pthread_mutex_unlock(&dev->ctl_lock);
-		return -EBUSY;
-	}
-	rc = rsh_log_sem_take(dev);
-	if (rc == 0) {
-		rc = rsh_log_read_locked(dev, clear_on_read, recs, max);
-		rsh_dev_wr(dev, RSH_SEMAPHORE0, 0);
-	}
-	pthread_mutex_unlock(&dev->ctl_lock);
-	return rc;
+	rsh_cmd_init(&c, dev, "scratch-log read", rsh_log_step);
+	c.in[0] = clear_on_read;
+	c.in[1] = max;
+	c.ptr = recs;
+	return rsh_cmd_exec(&c);
 }

@@ -28,6 +28,7 @@
 
 #define RSH_LOGTYPE rsh_logtype_fifo
 #include "rsh_log.h"
+#include "rsh_cmd.h"
 #include "rsh_tmfifo_priv.h"
 
 static uint32_t rsh_tmf_seq; /* unique ring/pool names */
@@ -267,6 +268,12 @@ rsh_tmf_rx_route(struct rsh_tmfifo *t, uint8_t type, unsigned int len)
 		RSH_TMF_ADD(t->ch[c].st.rx_drop_bytes, len);
 		return RSH_TMF_DST_DROP;
 	}
+	if (c == RSH_TMFIFO_NET && t->booting) {
+		/* §3.2 notes: network frames are discarded during a push. */
+		RSH_TMF_ADD(t->ch[c].st.rx_drop_boot, 1);
+		RSH_TMF_ADD(t->ch[c].st.rx_drop_bytes, len);
+		return RSH_TMF_DST_DROP;
+	}
 	if (t->ch[c].rx == NULL) {
 		RSH_TMF_ADD(t->ch[c].st.rx_drop_closed, 1);
 		RSH_TMF_ADD(t->ch[c].st.rx_drop_bytes, len);
@@ -410,13 +417,10 @@ rsh_tmf_rx_pass(struct rsh_tmfifo *t, bool *blocked)
 	return cnt;
 }
 
-/* After a boot push the ARM side was reset: drop partial state, resync. */
+/* Drop the RX parser state: a partial message is counted and discarded. */
 static void
-rsh_tmf_reset(struct rsh_tmfifo *t)
+rsh_tmf_rx_discard(struct rsh_tmfifo *t)
 {
-	if (t->tx.pos < t->tx.len && t->tx.ch != RSH_TMF_DST_DROP)
-		RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_drop_reset, 1);
-	t->tx.pos = t->tx.len = 0;
 	if (t->rx.left_words > 0 && t->rx.dst != RSH_TMF_DST_DROP) {
 		RSH_TMF_ADD(t->ch[t->rx.dst].st.rx_drop_reset, 1);
 		RSH_TMF_ADD(t->ch[t->rx.dst].st.rx_drop_bytes, t->rx.left_bytes);
@@ -425,8 +429,37 @@ rsh_tmf_reset(struct rsh_tmfifo *t)
 	t->rx.m = NULL;
 	t->rx.left_words = t->rx.left_bytes = 0;
 	t->rx.n = t->rx.pos = 0;
+}
+
+/* After a boot push the ARM side was reset: drop partial state, resync. */
+static void
+rsh_tmf_reset(struct rsh_tmfifo *t)
+{
+	if (t->tx.pos < t->tx.len && t->tx.ch != RSH_TMF_DST_DROP)
+		RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_drop_reset, 1);
+	t->tx.pos = t->tx.len = 0;
+	rsh_tmf_rx_discard(t);
 	RSH_TMF_ADD(t->st.resets, 1);
 	rsh_tmf_sync_fill(t);
+}
+
+/*
+ * While a boot opens or streams (§3.2 notes): no host TX (the ARM is being
+ * reset), but the console keeps being read so it shows the boot as it
+ * happens; network frames are drained and counted as rx_drop_boot.
+ */
+static unsigned int
+rsh_tmf_poll_booting(struct rsh_tmfifo *t)
+{
+	bool blocked = false;
+
+	if (!t->was_booting) {
+		/* The ARM resets: a message it was sending never ends. */
+		t->was_booting = true;
+		rsh_tmf_rx_discard(t);
+	}
+	t->booting = true;
+	return rsh_tmf_rx_pass(t, &blocked);
 }
 
 /* Poll-lcore hook: one TX pass and one RX pass, see rsh_dev_priv.h. */
@@ -439,11 +472,10 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 
 	if (t == NULL)
 		return 0;
-	/* Acquire pairs with the control path's release store of dev->boot. */
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		t->was_booting = true;
-		return 0;
-	}
+	/* The boot job is published by this lcore (the open command). */
+	if (dev->boot_opening || __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL)
+		return rsh_tmf_poll_booting(t);
+	t->booting = false;
 	if (t->was_booting) {
 		t->was_booting = false;
 		rsh_tmf_reset(t);
@@ -460,6 +492,17 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 			*sleep_ns = RTE_MIN(*sleep_ns, RSH_TMF_BLOCKED_SLEEP_NS);
 	}
 	return work;
+}
+
+/*
+ * Stop step: the device leaves its poller. Nothing to undo: the channels
+ * stay attached (the user detaches them) and a message half in the FIFO
+ * is finished by the next poller that takes the device.
+ */
+void
+rsh_tmfifo_stop(struct rsh_dev *dev)
+{
+	RTE_SET_USED(dev);
 }
 
 /* Fill defaults. */
@@ -570,12 +613,33 @@ rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 		rsh_err_set("%s: tmfifo channels already open", dev->name);
 		return -EEXIST;
 	}
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
-		rsh_err_set("%s: a boot push is running; open the console and "
-			    "network after it", dev->name);
-		return -EBUSY;
-	}
 	return 0;
+}
+
+/* Command step: sync the HTT stream and publish the channels (ptr). */
+static int
+rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_tmfifo *t = c->ptr;
+	int rc;
+
+	RTE_SET_USED(now);
+	if (c->dev->tmfifo != NULL) {
+		rsh_err_set("%s: tmfifo channels already open", c->dev->name);
+		return rsh_cmd_finish(c, -EEXIST);
+	}
+	if (c->dev->boot_opening ||
+	    __atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL)
+		t->was_booting = true; /* synced when the push ends */
+	rc = c->in[0] || t->was_booting ? 0 : rsh_tmf_sync_fill(t);
+	if (rc != 0) {
+		rsh_err_set("%s: TM FIFO status unreadable (%s)", c->dev->name,
+			    rc == -ENODEV ? "device gone" : "device in reset");
+		return rsh_cmd_finish(c, rc);
+	}
+	/* Pairs with the acquire loads of the user-side calls. */
+	__atomic_store_n(&c->dev->tmfifo, t, __ATOMIC_RELEASE);
+	return rsh_cmd_finish(c, 0);
 }
 
 /* Create the channels and sync the HTT stream, see rsh_tmfifo_api.h. */
@@ -584,6 +648,7 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 {
 	struct rsh_tmfifo_opts def;
 	struct rsh_tmfifo *t;
+	struct rsh_cmd c;
 	int rc;
 
 	if (o == NULL) {
@@ -604,13 +669,13 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 	rc = rsh_tmf_create(t, o);
 	if (rc != 0)
 		goto fail_free;
-	rc = o->no_sync ? 0 : rsh_tmf_sync_fill(t);
-	if (rc != 0) {
-		rsh_err_set("%s: TM FIFO status unreadable (%s)", dev->name,
-			    rc == -ENODEV ? "device gone" : "device in reset");
+	/* The poll lcore writes the sync words and starts serving t. */
+	rsh_cmd_init(&c, dev, "tmfifo attach", rsh_tmf_attach_step);
+	c.in[0] = o->no_sync;
+	c.ptr = t;
+	rc = rsh_cmd_exec(&c);
+	if (rc != 0)
 		goto fail_free;
-	}
-	dev->tmfifo = t;
 	return 0;
 fail_free:
 	rsh_tmf_free(t);
@@ -621,14 +686,27 @@ fail:
 	return rc;
 }
 
-/* Free the channels, see rsh_tmfifo_api.h. */
+/* Command step: the poll lcore lets go of the channels. */
+static int
+rsh_tmf_detach_step(struct rsh_cmd *c, uint64_t now)
+{
+	RTE_SET_USED(now);
+	__atomic_store_n(&c->dev->tmfifo, NULL, __ATOMIC_RELEASE);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* Free the channels, see rsh_tmfifo_api.h (also while the poller runs). */
 void
 rsh_tmfifo_detach(struct rsh_dev *dev)
 {
-	if (dev->tmfifo == NULL)
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_cmd c;
+
+	if (t == NULL)
 		return;
-	rsh_tmf_free(dev->tmfifo);
-	dev->tmfifo = NULL;
+	rsh_cmd_init(&c, dev, "tmfifo detach", rsh_tmf_detach_step);
+	rsh_cmd_exec(&c);
+	rsh_tmf_free(t);
 }
 
 /* True when channels are attached. */

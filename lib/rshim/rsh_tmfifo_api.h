@@ -73,6 +73,8 @@ struct rsh_tmfifo_chan_stats {
 	uint64_t rx_ring_full;     /**< delivery waited for ring space */
 	uint64_t rx_nombuf;        /**< delivery waited for a free mbuf */
 	uint64_t user_nombuf;      /**< user: write found the pool empty */
+	uint64_t rx_drop_boot;     /**< net frame received while a boot push
+				     *   streams (the console is delivered) */
 };
 
 /** Device-wide TM FIFO counters. */
@@ -112,16 +114,22 @@ void rsh_tmfifo_opts_default(struct rsh_tmfifo_opts *o);
 
 /**
  * Create the channels of a device: rings, mbuf pools, then the §4.10 sync
- * fill of the HOST_TO_TILE FIFO. Control path: the device must not be
- * attached to a running poller.
+ * fill of the HOST_TO_TILE FIFO. Any thread, also while the device's
+ * poller runs: the poll lcore writes the sync words and starts serving the
+ * channels between two passes (a command; nothing else stops).
  * @return 0; -EINVAL bad options (ring size not a power of two, no
- *   channel); -EEXIST already attached; -EBUSY a boot push runs;
+ *   channel); -EEXIST already attached; during a boot push the console
+ *   shows the boot at once and the sync fill waits for the push to end;
  *   -ENOMEM ring or pool creation failed; -ENODEV/-EIO the STS read
  *   returned a bad pattern (device gone / in reset).
  */
 int rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o);
 
-/** Free the channels (queued mbufs too). Control path, poller stopped. */
+/**
+ * Free the channels (queued mbufs too). Also while the poller runs: the
+ * poll lcore lets go of them first (a command). The channel users must
+ * have stopped using them.
+ */
 void rsh_tmfifo_detach(struct rsh_dev *dev);
 
 /** True when channels are attached. */

@@ -84,6 +84,7 @@ struct rsh_tmfifo {
 	struct rsh_tmf_tx tx;         /* poll lcore */
 	struct rsh_tmf_rx rx;         /* poll lcore */
 	bool was_booting;             /* poll lcore */
+	bool booting;                 /* poll lcore: net RX is dropped */
 	uint64_t blocked_since;       /* poll lcore, TSC; 0 = not blocked */
 	struct rsh_tmf_peer peer;
 	struct rsh_tmfifo_stats st;   /* poll lcore (attach: control path) */

@@ -157,7 +157,8 @@ class AppPciTest(unittest.TestCase):
         # The key went in read-modify-write: bits 63:32 kept (§3.2).
         self.assertEqual(bar_rw(self.bf3, BF3_RESET_CONTROL), 0x5CA710001)
         self.assertEqual(bar_rw(self.bf3, BF3_BOOT_CONTROL), 1)
-        self.assertEqual(bar_rw(self.bf3, BF3_WDOG1), 0)
+        # hardware-notes §3.2 notes: WDOG1 is never written on BF3.
+        self.assertEqual(bar_rw(self.bf3, BF3_WDOG1), 0xFFFF)
         with open(os.path.join(self.bf3, "driver_override")) as f:
             self.assertNotIn("rshim", f.read())
 

@@ -106,6 +106,47 @@ test_rx_demux(void **state)
 	assert_int_equal(c->m.tth.cnt, 0);
 }
 
+/*
+ * During a boot push the console is still read (hardware-notes §3.2
+ * notes) and network frames are drained and counted with their reason.
+ */
+static void
+test_rx_console_during_boot(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	struct rsh_tmfifo_chan_stats cs, ns;
+	uint8_t f[100], con[64];
+	struct rte_mbuf *m[4];
+	unsigned int i;
+	ssize_t got;
+
+	rsh_t_attach(c, 64, false);
+	for (i = 0; i < sizeof(f); i++)
+		f[i] = (uint8_t)i;
+	c->dev.boot = (struct rsh_boot *)(uintptr_t)0x1;
+	rsh_t_arm_send(c, 0x0000000000050003ull, "UEFI ", 5);
+	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, 0x0000000000040003ull, "boot", 4);
+	rsh_t_poll(c);
+	assert_int_equal(c->m.tth.cnt, 0);
+	assert_int_equal(c->m.write_calls, 0);
+	got = rsh_tmfifo_console_read(&c->dev, con, sizeof(con));
+	assert_int_equal(got, 9);
+	assert_memory_equal(con, "UEFI boot", 9);
+	assert_int_equal(rsh_tmfifo_net_rx_burst(&c->dev, m, 4), 0);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_CONSOLE, &cs, NULL);
+	assert_int_equal(ns.rx_drop_boot, 1);
+	assert_int_equal(ns.rx_drop_bytes, 100);
+	assert_int_equal(cs.rx_msgs, 2);
+	/* After the push network frames flow again. */
+	c->dev.boot = NULL;
+	rsh_t_poll(c);
+	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	assert_int_equal(rsh_t_rx_frames(c, m, 4, 20), 1);
+	rsh_t_check_frame(m[0], 0, 100);
+}
+
 /* Corrupt headers are drained and counted; the stream resynchronises. */
 static void
 test_rx_resync(void **state)
@@ -265,6 +306,7 @@ main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, rsh_t_setup, rsh_t_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_rx_demux),
+		T(test_rx_console_during_boot),
 		T(test_rx_resync),
 		T(test_rx_backpressure_net),
 		T(test_rx_backpressure_console),

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boot open and device-state restore as commands, stepped by the poll
+ * lcore that owns the device (hardware-notes §3.2, §3.4):
+ *
+ *   CHECK    FABRIC_DIM sane; save BOOT_CONTROL; a cancel here: no reset
+ *   BOOTCTL  BOOT_CONTROL = 0 (boot from the rshim boot FIFO)
+ *   WDOG     WDOG1 = 0, not on BF3 (the write never reaches the chip there)
+ *   RESET    RESET_CONTROL read-modify-write with the key in bits 31:0
+ *   DELAY    the reset delay (TSC deadline; cancel checked every 10 ms)
+ *   REACH    FABRIC_DIM answers again (deadline)  -> the push starts
+ *   RESTORE  on any failure after BOOTCTL: wait until the rshim answers,
+ *            write the saved BOOT_CONTROL back, read it back
+ *
+ * No state sleeps: each asks to be stepped again at a TSC time, so other
+ * devices' data keep moving while one device resets.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#define RSH_LOGTYPE rsh_logtype_boot
+#include "rsh_boot_priv.h"
+#include "rsh_cmd.h"
+#include "rsh_log.h"
+
+/* §3.2 step 7: 0.5 s with the device held, then the reset delay. */
+#define RSH_BOOT_RESET_GUARD_MS 500u
+#define RSH_BOOT_RESET_DELAY_BF3_MS 3000u
+#define RSH_BOOT_RESET_DELAY_BF12_MS 5000u
+/* How long the rshim may stay unreachable after the reset delay. */
+#define RSH_BOOT_REACH_TIMEOUT_MS 2000u
+/* How long a restore waits for the rshim to answer (an ARM reset). */
+#define RSH_BOOT_RESTORE_TIMEOUT_MS 8000u
+/* While waiting for the rshim, read FABRIC_DIM this often. */
+#define RSH_BOOT_REACH_POLL_MS 1u
+
+enum rsh_boot_open_state {
+	RSH_BO_CHECK = 0,
+	RSH_BO_BOOTCTL,
+	RSH_BO_WDOG,
+	RSH_BO_RESET,
+	RSH_BO_DELAY,
+	RSH_BO_REACH,
+	RSH_BO_RESTORE,
+};
+
+/* The reset delay for this device: option, backend hint, or §3.2 default. */
+static uint64_t
+rsh_boot_reset_delay_ms(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
+{
+	if (o->reset_delay_ms >= 0)
+		return o->reset_delay_ms;
+	if (dev->be->reset_delay_ms != 0)
+		return dev->be->reset_delay_ms;
+	return RSH_BOOT_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
+		RSH_BOOT_RESET_DELAY_BF3_MS : RSH_BOOT_RESET_DELAY_BF12_MS);
+}
+
+/* Name the errno of a bad read for the user. */
+static int
+rsh_boot_bad_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
+{
+	int rc = rsh_dev_val_err(v);
+
+	if (v == 0) {
+		rsh_err_set("%s: %s reads 0: the rshim is not ready", dev->name,
+			    rsh_reg_name(reg));
+		return -EIO;
+	}
+	if (rc == -ENODEV)
+		rsh_err_set("%s: %s reads all-ones: the device is gone (surprise removal or link down); check lspci and the PCIe link",
+			    dev->name, rsh_reg_name(reg));
+	else
+		rsh_err_set("%s: %s reads 0x%" PRIx64 ": the rshim is not reachable (held in reset?)",
+			    dev->name, rsh_reg_name(reg), v);
+	return rc;
+}
+
+/* True when FABRIC_DIM answers with a sane value. */
+static bool
+rsh_boot_reachable(uint64_t v)
+{
+	return v != 0 && !rsh_reg_val_is_bad(v);
+}
+
+/*
+ * One restore step: wait until the rshim answers, write the value back,
+ * read it back. Returns 1 while waiting, 0 restored, <0 not restored (with
+ * the reason in why).
+ */
+int
+rsh_boot_restore_step(struct rsh_dev *dev, uint64_t value, uint64_t since,
+		      uint64_t now, char *why, size_t why_len)
+{
+	uint64_t v = rsh_dev_rd(dev, RSH_FABRIC_DIM);
+
+	if (v == RSH_ALL_ONES) {
+		snprintf(why, why_len, "the device is gone");
+		return -ENODEV;
+	}
+	if (!rsh_boot_reachable(v)) {
+		if (now - since < rsh_ms_cyc(RSH_BOOT_RESTORE_TIMEOUT_MS))
+			return 1;
+		snprintf(why, why_len, "the rshim did not answer for %u ms",
+			 RSH_BOOT_RESTORE_TIMEOUT_MS);
+		return -ETIMEDOUT;
+	}
+	rsh_dev_wr(dev, RSH_BOOT_CONTROL, value);
+	v = rsh_dev_rd(dev, RSH_BOOT_CONTROL);
+	if ((v & RSH_BOOT_CONTROL__MODE_MASK) != value || rsh_reg_val_is_bad(v)) {
+		snprintf(why, why_len, "it reads back 0x%" PRIx64, v);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Keep the failure's error line and rc, then restore BOOT_CONTROL. */
+static int
+rsh_boot_open_fail(struct rsh_cmd *c, uint64_t now, int rc)
+{
+	struct rsh_boot *b = c->ptr;
+
+	if (rc == -ECANCELED && rsh_last_error()[0] == '\0')
+		rsh_err_set("%s: boot push cancelled before the stream started",
+			    c->dev->name);
+	snprintf(c->err, sizeof(c->err), "%s", rsh_last_error());
+	c->dev->boot_opening = false;
+	if (!b->bootctl_written)
+		return rsh_cmd_finish(c, rc);
+	c->out[1] = (uint64_t)(int64_t)rc;
+	c->state = RSH_BO_RESTORE;
+	c->t0 = now;
+	return rsh_cmd_again(c, now, now);
+}
+
+/* RESTORE: one step; finishes with the failure's rc and both stories. */
+static int
+rsh_boot_open_restore(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_boot *b = c->ptr;
+	size_t len = strlen(c->err);
+	char why[96];
+	int rc;
+
+	rc = rsh_boot_restore_step(c->dev, b->saved_bootctl, c->t0, now, why, sizeof(why));
+	if (rc > 0)
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_REACH_POLL_MS));
+	if (rc == 0)
+		snprintf(c->err + len, sizeof(c->err) - len,
+			 "; BOOT_CONTROL restored to %" PRIu64, b->saved_bootctl);
+	else
+		snprintf(c->err + len, sizeof(c->err) - len,
+			 "; BOOT_CONTROL could NOT be restored to %" PRIu64 " (%s): power-cycle the DPU or write it with --misc",
+			 b->saved_bootctl, why);
+	return rsh_cmd_finish(c, (int)(int64_t)c->out[1]);
+}
+
+/* The device is back after the reset: start the stream on this lcore. */
+static int
+rsh_boot_open_publish(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_boot *b = c->ptr;
+
+	c->dev->boot_opening = false;
+	rsh_dev_mmio_stats(c->dev, &b->mmio_start);
+	b->start_tsc = now;
+	b->last_progress = now;
+	/* Pairs with the acquire loads of the user-side calls. */
+	__atomic_store_n(&c->dev->boot, b, __ATOMIC_RELEASE);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* CHECK: the rshim answers; save BOOT_CONTROL. No device change yet. */
+static int
+rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_boot *b = c->ptr;
+	uint64_t v;
+
+	if (__atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		rsh_err_set("%s: a boot push is already running", c->dev->name);
+		return rsh_cmd_finish(c, -EBUSY);
+	}
+	if (rsh_cmd_cancelled(c))
+		return rsh_boot_open_fail(c, now, -ECANCELED);
+	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
+	if (!rsh_boot_reachable(v))
+		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_FABRIC_DIM, v));
+	v = rsh_dev_rd(c->dev, RSH_BOOT_CONTROL);
+	if (rsh_reg_val_is_bad(v))
+		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_BOOT_CONTROL, v));
+	b->saved_bootctl = v & RSH_BOOT_CONTROL__MODE_MASK;
+	if (b->opts.skip_reset)
+		return rsh_boot_open_publish(c, now);
+	c->state = RSH_BO_BOOTCTL;
+	return rsh_cmd_again(c, now, now);
+}
+
+/* BOOTCTL, WDOG, RESET: the three writes of §3.2 steps 3, 5 and 6. */
+static int
+rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_boot *b = c->ptr;
+	uint64_t v;
+
+	if (rsh_cmd_cancelled(c))
+		return rsh_boot_open_fail(c, now, -ECANCELED);
+	switch (c->state) {
+	case RSH_BO_BOOTCTL:
+		rsh_dev_wr(c->dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
+		b->bootctl_written = true;
+		c->dev->boot_opening = true;
+		c->state = RSH_BO_WDOG;
+		break;
+	case RSH_BO_WDOG:
+		/* hardware-notes §3.2 notes: never issued on BF3 over PCIe. */
+		if (c->dev->be->gen != RSH_GEN_BF3)
+			rsh_dev_wr(c->dev, RSH_ARM_WDG_CONTROL_WCS, 0);
+		c->state = RSH_BO_RESET;
+		break;
+	default:
+		v = rsh_dev_rd(c->dev, RSH_RESET_CONTROL);
+		if (rsh_reg_val_is_bad(v))
+			return rsh_boot_open_fail(c, now,
+				rsh_boot_bad_read(c->dev, RSH_RESET_CONTROL, v));
+		v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
+		rsh_dev_wr(c->dev, RSH_RESET_CONTROL, v);
+		b->reset_done = true;
+		c->t0 = now;
+		c->state = RSH_BO_DELAY;
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(b->delay_ms));
+	}
+	return rsh_cmd_again(c, now, now);
+}
+
+/* DELAY and REACH: wait out the reset, then for the rshim to answer. */
+static int
+rsh_boot_open_wait(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_boot *b = c->ptr;
+	uint64_t v, until = c->t0 + rsh_ms_cyc(b->delay_ms);
+
+	if (rsh_cmd_cancelled(c)) {
+		rsh_err_set("%s: boot push cancelled during the reset delay", c->dev->name);
+		return rsh_boot_open_fail(c, now, -ECANCELED);
+	}
+	if (c->state == RSH_BO_DELAY) {
+		if (now < until)
+			return rsh_cmd_again(c, now, until);
+		c->state = RSH_BO_REACH;
+	}
+	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
+	if (rsh_boot_reachable(v))
+		return rsh_boot_open_publish(c, now);
+	if (v == RSH_ALL_ONES)
+		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_FABRIC_DIM, v));
+	if (now - until > rsh_ms_cyc(RSH_BOOT_REACH_TIMEOUT_MS)) {
+		rsh_err_set("%s: the rshim did not come back within %u ms after the ARM reset (FABRIC_DIM 0x%" PRIx64 "); try a longer --reset-delay",
+			    c->dev->name, RSH_BOOT_REACH_TIMEOUT_MS, v);
+		return rsh_boot_open_fail(c, now, -ETIMEDOUT);
+	}
+	return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_REACH_POLL_MS));
+}
+
+/* The open command: one state per step. */
+static int
+rsh_boot_open_step(struct rsh_cmd *c, uint64_t now)
+{
+	switch (c->state) {
+	case RSH_BO_CHECK:
+		return rsh_boot_open_check(c, now);
+	case RSH_BO_BOOTCTL:
+	case RSH_BO_WDOG:
+	case RSH_BO_RESET:
+		return rsh_boot_open_writes(c, now);
+	case RSH_BO_DELAY:
+	case RSH_BO_REACH:
+		return rsh_boot_open_wait(c, now);
+	default:
+		return rsh_boot_open_restore(c, now);
+	}
+}
+
+/* Run the open sequence for b on the device's poll lcore. */
+int
+rsh_boot_open_cmd(struct rsh_boot *b)
+{
+	struct rsh_cmd c;
+
+	b->delay_ms = rsh_boot_reset_delay_ms(b->dev, &b->opts);
+	rsh_cmd_init(&c, b->dev, "boot open", rsh_boot_open_step);
+	c.ptr = b;
+	c.cancel_flag = b->opts.cancel_flag;
+	return rsh_cmd_exec(&c);
+}
+
+/* The restore command (close): in[0] = value; out[0] = 0 or -errno. */
+static int
+rsh_boot_close_step(struct rsh_cmd *c, uint64_t now)
+{
+	char why[96];
+	int rc;
+
+	if (c->t0 == 0)
+		c->t0 = now;
+	rc = rsh_boot_restore_step(c->dev, c->in[0], c->t0, now, why, sizeof(why));
+	if (rc > 0)
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_REACH_POLL_MS));
+	if (rc < 0)
+		snprintf(c->err, sizeof(c->err), "BOOT_CONTROL could NOT be restored to %" PRIu64 " (%s)",
+			 c->in[0], why);
+	return rsh_cmd_finish(c, rc);
+}
+
+/* Write BOOT_CONTROL = value once the rshim answers; 0 or -errno. */
+int
+rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value)
+{
+	struct rsh_cmd c;
+
+	rsh_cmd_init(&c, dev, "BOOT_CONTROL restore", rsh_boot_close_step);
+	c.in[0] = value;
+	return rsh_cmd_exec(&c);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The per-device services: what the poll loop runs for every attached
+ * device, in this order, on the poll lcore. Each has a poll step (returns
+ * the work done, may lower the loop's sleep) and a stop step (the device
+ * leaves the poller: let go of everything, on the poll lcore).
+ *
+ * Adding a service: write its poll and stop steps (rsh_dev_priv.h) and add
+ * one line here. A service that must keep off the device while the NIC
+ * firmware resets it (hardware-notes §6.7) sets fw_reset_pause.
+ */
+#include "rsh_dev_priv.h"
+
+const struct rsh_svc rsh_svcs[] = {
+	/* SCRATCHPAD6 handshake and "host driver present" (§6.7). */
+	{ "housekeeping", rsh_hk_poll, rsh_hk_stop, false },
+	/* Ownership and keepalive (§6.2-§6.5) go here, before the data. */
+	/* Boot FIFO streaming (§3.3). */
+	{ "boot", rsh_boot_poll, rsh_boot_stop, true },
+	/* TM FIFO console and network (§4). */
+	{ "tmfifo", rsh_tmfifo_poll, rsh_tmfifo_stop, true },
+	/* Telemetry counters go here, last. */
+};
+
+const unsigned int rsh_n_svcs = RTE_DIM(rsh_svcs);

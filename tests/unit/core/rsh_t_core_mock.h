@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A mock rshim backend for the core's unit tests: a sparse register file
+ * (BF2 or BF3 decode), a reset model (FABRIC_DIM unreachable for a while
+ * after the reset key, or gone for good), a write log, and a check that
+ * every access comes from one thread at a time (the backend contract).
+ * Device strings: "mock:bf2", "mock:bf3".
+ */
+#ifndef RSH_T_CORE_MOCK_H
+#define RSH_T_CORE_MOCK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "rsh.h"
+#include "rsh_backend.h"
+#include "rsh_dev_priv.h"
+
+#define RSH_T_LOG 64u
+
+/* Behaviour after the reset key is written. */
+enum rsh_t_after_reset {
+	RSH_T_BACK_AFTER,  /* unreachable for down_ms, then back */
+	RSH_T_GONE,        /* all-ones for good */
+};
+
+struct rsh_t_mock {
+	struct rsh_backend be;
+	struct rsh_regmap map;
+	uint64_t regs[RSH_BAR0_SIZE_BF3 / 8 / 64]; /* hashed by offset */
+	enum rsh_t_after_reset after_reset;
+	uint64_t down_ms;
+	uint64_t reset_tsc;           /* 0 = no reset yet */
+	unsigned int resets;
+	unsigned int wlog_n;
+	uint32_t wlog_off[RSH_T_LOG];
+	uint64_t wlog_val[RSH_T_LOG];
+	uint32_t in_access;           /* >0 while an access runs */
+	uint32_t overlaps;            /* two threads inside at once */
+	pthread_t last_thread;
+	uint32_t thread_changes;      /* accesses from a new thread */
+};
+
+/* Register slot of a BAR offset (sparse: the tests use few registers). */
+static inline uint64_t *
+rsh_t_slot(struct rsh_t_mock *m, uint32_t off)
+{
+	return &m->regs[(off ^ (off >> 12)) % RTE_DIM(m->regs)];
+}
+
+/* The register of m named by the core's table. */
+static inline uint64_t *
+rsh_t_reg(struct rsh_t_mock *m, enum rsh_reg r)
+{
+	return rsh_t_slot(m, m->map.off[r]);
+}
+
+/* Enter an access: detect overlap and note thread changes. */
+static inline void
+rsh_t_enter(struct rsh_t_mock *m)
+{
+	if (__atomic_fetch_add(&m->in_access, 1, __ATOMIC_ACQ_REL) != 0)
+		__atomic_fetch_add(&m->overlaps, 1, __ATOMIC_RELAXED);
+	if (!pthread_equal(m->last_thread, pthread_self())) {
+		m->last_thread = pthread_self();
+		m->thread_changes++;
+	}
+}
+
+static inline void
+rsh_t_leave(struct rsh_t_mock *m)
+{
+	__atomic_fetch_sub(&m->in_access, 1, __ATOMIC_ACQ_REL);
+}
+
+/* The reset state now: 0 normal, 1 unreachable, 2 gone. */
+static inline int
+rsh_t_reset_state(struct rsh_t_mock *m)
+{
+	if (m->reset_tsc == 0)
+		return 0;
+	if (m->after_reset == RSH_T_GONE)
+		return 2;
+	return rte_get_timer_cycles() - m->reset_tsc <
+	       m->down_ms * rte_get_timer_hz() / 1000 ? 1 : 0;
+}
+
+static inline uint64_t
+rsh_t_rd(struct rsh_backend *be, uint32_t off)
+{
+	struct rsh_t_mock *m = (struct rsh_t_mock *)be;
+	uint64_t v;
+	int st;
+
+	rsh_t_enter(m);
+	be->stats.reads++;
+	st = rsh_t_reset_state(m);
+	if (st == 2)
+		v = RSH_ALL_ONES;
+	else if (st == 1)
+		v = RSH_BAD_ACCESS1;
+	else
+		v = *rsh_t_slot(m, off);
+	rsh_t_leave(m);
+	return v;
+}
+
+static inline void
+rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
+{
+	struct rsh_t_mock *m = (struct rsh_t_mock *)be;
+
+	rsh_t_enter(m);
+	be->stats.writes++;
+	if (rsh_t_reset_state(m) == 0) {
+		*rsh_t_slot(m, off) = v;
+		if (m->wlog_n < RSH_T_LOG) {
+			m->wlog_off[m->wlog_n] = off;
+			m->wlog_val[m->wlog_n++] = v;
+		}
+		if (off == m->map.off[RSH_RESET_CONTROL] &&
+		    (v & RSH_RESET_CONTROL__KEY_MASK) == RSH_RESET_CONTROL__KEY) {
+			m->reset_tsc = rte_get_timer_cycles();
+			m->resets++;
+		}
+	}
+	rsh_t_leave(m);
+}
+
+static inline void
+rsh_t_wfifo(struct rsh_backend *be, uint32_t off, const uint64_t *w, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		rsh_t_wr(be, off, w[i]);
+}
+
+static inline void
+rsh_t_rfifo(struct rsh_backend *be, uint32_t off, uint64_t *w, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		w[i] = rsh_t_rd(be, off);
+}
+
+static inline void
+rsh_t_close(struct rsh_backend *be)
+{
+	free(be);
+}
+
+static const struct rsh_backend_ops rsh_t_ops = {
+	.read64 = rsh_t_rd, .write64 = rsh_t_wr, .write_fifo = rsh_t_wfifo,
+	.read_fifo = rsh_t_rfifo, .close = rsh_t_close,
+};
+
+/* The mock behind an open device. */
+static inline struct rsh_t_mock *
+rsh_t_mock_of(struct rsh_dev *dev)
+{
+	return (struct rsh_t_mock *)dev->be;
+}
+
+static int
+rsh_t_match(const char *s)
+{
+	return strncmp(s, "mock:", 5) == 0;
+}
+
+/* A sane device: FABRIC_DIM answers, BOOT_CONTROL 2, RESET_CONTROL's
+ * upper half set (the key must keep it). */
+static int
+rsh_t_probe(const char *s, const struct rsh_open_opts *o, struct rsh_backend **out)
+{
+	struct rsh_t_mock *m = calloc(1, sizeof(*m));
+
+	(void)o;
+	m->be.ops = &rsh_t_ops;
+	m->be.gen = strcmp(s, "mock:bf3") == 0 ? RSH_GEN_BF3 : RSH_GEN_BF2;
+	m->be.bar_size = m->be.gen == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 : RSH_BAR0_SIZE_BF12;
+	rsh_regmap_init(&m->map, m->be.gen);
+	snprintf(m->be.name, sizeof(m->be.name), "%s", s);
+	*rsh_t_reg(m, RSH_FABRIC_DIM) = 0x0000000200000004ull;
+	*rsh_t_reg(m, RSH_BOOT_CONTROL) = 2;
+	*rsh_t_reg(m, RSH_RESET_CONTROL) = 0x500000000ull;
+	m->down_ms = 20;
+	*out = &m->be;
+	return 0;
+}
+
+static struct rsh_backend_driver rsh_t_drv = {
+	.name = "mock", .match = rsh_t_match, .probe = rsh_t_probe,
+};
+RSH_BACKEND_REGISTER(rsh_t_drv);
+
+/* True when the write log holds (reg, value). */
+static inline bool
+rsh_t_wrote(struct rsh_t_mock *m, enum rsh_reg r, uint64_t v)
+{
+	for (unsigned int i = 0; i < m->wlog_n; i++)
+		if (m->wlog_off[i] == m->map.off[r] && m->wlog_val[i] == v)
+			return true;
+	return false;
+}
+
+/* Number of writes to reg in the log. */
+static inline unsigned int
+rsh_t_writes_to(struct rsh_t_mock *m, enum rsh_reg r)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < m->wlog_n; i++)
+		n += m->wlog_off[i] == m->map.off[r];
+	return n;
+}
+
+#endif /* RSH_T_CORE_MOCK_H */

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command path: register work from any thread runs on the poll lcore
+ * (one thread at a time, nothing lost), inline when no poller runs, and
+ * devices attach and detach while the poller runs.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+
+#include "rsh_boot_priv.h"
+#include "rsh_cmd.h"
+#include "rsh_t_core_mock.h"
+#include "rsh_test_eal.h"
+
+#define RSH_T_THREADS 4
+#define RSH_T_OPS 500
+
+/* Seconds on the TSC. */
+static double
+rsh_t_now(void)
+{
+	return (double)rte_get_timer_cycles() / rte_get_timer_hz();
+}
+
+/* No poller: the calling thread owns the device, commands run inline. */
+static void
+test_inline(void **state)
+{
+	struct rsh_dev *dev;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	assert_int_equal(rsh_dev_reg_write(dev, RSH_SCRATCHPAD1, 0x1234), 0);
+	assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD1, &v), 0);
+	assert_int_equal(v, 0x1234);
+	assert_int_equal(rsh_t_mock_of(dev)->thread_changes, 1);
+	rsh_dev_close(dev);
+}
+
+struct rsh_t_writer {
+	struct rsh_dev *dev;
+	unsigned int id;
+	unsigned int bad;
+};
+
+/* Write and read back SCRATCHPAD2 RSH_T_OPS times (value = id << 32 | i). */
+static void *
+rsh_t_writer_main(void *arg)
+{
+	struct rsh_t_writer *w = arg;
+	uint64_t v;
+
+	for (unsigned int i = 0; i < RSH_T_OPS; i++) {
+		int rc1 = rsh_dev_reg_write(w->dev, RSH_SCRATCHPAD2, (uint64_t)w->id << 32 | i);
+		int rc2 = rsh_dev_reg_read(w->dev, RSH_SCRATCHPAD1, &v);
+
+		if (rc1 != 0 || rc2 != 0 || v != 0x77) {
+			print_error("op %u: %d %d 0x%" PRIx64 " %s\n", i, rc1, rc2, v, rsh_last_error());
+			w->bad++;
+		}
+	}
+	return NULL;
+}
+
+/* Four threads issue commands while the poller runs: every access on the
+ * poll thread, none overlapping, every command answered. */
+static void
+test_many_threads(void **state)
+{
+	struct rsh_t_writer w[RSH_T_THREADS];
+	pthread_t th[RSH_T_THREADS];
+	struct rsh_mmio_stats st0, st1;
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	struct rsh_t_mock *m;
+	uint32_t changes;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	m = rsh_t_mock_of(dev);
+	assert_int_equal(rsh_dev_reg_write(dev, RSH_SCRATCHPAD1, 0x77), 0);
+	assert_int_equal(rsh_poller_create(NULL, &p), 0);
+	assert_int_equal(rsh_poller_add(p, dev), 0);
+	assert_int_equal(rsh_poller_start(p), 0);
+	/* The first command after the start: the poll thread owns it now. */
+	assert_int_equal(rsh_dev_reg_write(dev, RSH_SCRATCHPAD3, 1), 0);
+	changes = m->thread_changes;
+	rsh_dev_mmio_stats(dev, &st0);
+	for (unsigned int i = 0; i < RSH_T_THREADS; i++) {
+		w[i] = (struct rsh_t_writer){ .dev = dev, .id = i + 1 };
+		assert_int_equal(pthread_create(&th[i], NULL, rsh_t_writer_main, &w[i]), 0);
+	}
+	for (unsigned int i = 0; i < RSH_T_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].bad, 0);
+	}
+	rsh_dev_mmio_stats(dev, &st1);
+	assert_int_equal(m->overlaps, 0);
+	assert_int_equal(m->thread_changes, changes);
+	/* Each write is one MMIO write; housekeeping may add SCRATCHPAD6. */
+	assert_true(st1.writes - st0.writes >= RSH_T_THREADS * RSH_T_OPS);
+	assert_true(st1.writes - st0.writes <= RSH_T_THREADS * RSH_T_OPS + 50);
+	assert_true(st1.reads - st0.reads >= RSH_T_THREADS * RSH_T_OPS);
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+}
+
+/* Attach and detach while the poller runs: housekeeping starts (bit 63
+ * of SCRATCHPAD6 set) and stops (cleared) without a poller restart. */
+static void
+test_runtime_attach(void **state)
+{
+	struct rsh_poller *p;
+	struct rsh_dev *a, *b;
+	double until;
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &a), 0);
+	assert_int_equal(rsh_dev_open("mock:bf3", NULL, &b), 0);
+	assert_int_equal(rsh_poller_create(NULL, &p), 0);
+	assert_int_equal(rsh_poller_start(p), 0);
+	assert_int_equal(rsh_poller_add(p, a), 0);
+	assert_int_equal(rsh_poller_add(p, b), 0);
+	assert_int_equal(rsh_poller_add(p, b), -EBUSY);
+	until = rsh_t_now() + 10;
+	while (rsh_t_now() < until) {
+		assert_int_equal(rsh_dev_reg_read(b, RSH_SCRATCHPAD6, &v), 0);
+		if (v & RSH_SP6__PCIE_MASK)
+			break;
+		struct timespec ts = { 0, 20000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	assert_true(v & RSH_SP6__PCIE_MASK);
+	assert_int_equal(rsh_poller_remove(p, b), 0);
+	assert_int_equal(rsh_poller_remove(p, b), -ENOENT);
+	assert_true(rsh_poller_running(p));
+	/* b is the caller's again: its stop step cleared the bit. */
+	assert_int_equal(rsh_dev_reg_read(b, RSH_SCRATCHPAD6, &v), 0);
+	assert_false(v & RSH_SP6__PCIE_MASK);
+	/* a is still served. */
+	assert_int_equal(rsh_dev_reg_write(a, RSH_SCRATCHPAD1, 9), 0);
+	assert_int_equal(rsh_dev_reg_read(a, RSH_SCRATCHPAD1, &v), 0);
+	assert_int_equal(v, 9);
+	rsh_dev_close(a); /* detaches from the running poller first */
+	rsh_poller_destroy(p);
+	rsh_dev_close(b);
+}
+
+/* Commands on a poller that stopped: run by the stopping thread. */
+static void
+test_stop_runs_inline(void **state)
+{
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	assert_int_equal(rsh_poller_create(NULL, &p), 0);
+	assert_int_equal(rsh_poller_add(p, dev), 0);
+	assert_int_equal(rsh_poller_start(p), 0);
+	rsh_poller_stop(p);
+	assert_false(rsh_poller_running(p));
+	assert_int_equal(rsh_dev_reg_write(dev, RSH_SCRATCHPAD1, 5), 0);
+	assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD1, &v), 0);
+	assert_int_equal(v, 5);
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+}
+
+/* All-ones reads reach the caller as -ENODEV with a line. */
+static void
+test_gone_read(void **state)
+{
+	struct rsh_dev *dev;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	rsh_t_mock_of(dev)->after_reset = RSH_T_GONE;
+	rsh_t_mock_of(dev)->reset_tsc = 1;
+	assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD1, &v), -ENODEV);
+	assert_non_null(strstr(rsh_last_error(), "gone"));
+	rsh_dev_close(dev);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inline),
+		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_runtime_attach),
+		cmocka_unit_test(test_stop_runs_inline),
+		cmocka_unit_test(test_gone_read),
+	};
+
+	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
+				      rsh_test_eal_teardown);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plot `rshim-pmd-app --bench boot --json` results as a PNG with gnuplot.
+
+    rshim-pmd-app --bench boot --json > boot.json
+    usertools/rshim-bench-plot.py boot.json doc/img/bench-boot.png
+
+Several JSON files (runs of the same benchmark) are reduced to the median
+of each row. Three panels per generation against the drain rate: the share
+of the limit reached (drain rate or the one-core MMIO ceiling), status
+reads per MiB and host CPU microseconds per MiB (log scales), for both
+policies. Needs gnuplot (Debian: gnuplot-nox); not used by the tests.
+"""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+GENS = ("bf1", "bf2", "bf3")
+POLS = ("rshim-pmd", "reference")
+PANELS = (("pct_of_limit", "% of limit (drain or MMIO ceiling)", False),
+          ("reads_per_mib", "status reads per MiB", True),
+          ("cpu_us_per_mib", "host CPU us per MiB", True))
+
+
+def load(paths):
+    """Rows keyed by (gen, drain, policy), cost-model rows only, medians."""
+    acc = {}
+    for p in paths:
+        with open(p) as f:
+            for r in json.load(f)["rows"]:
+                if not r["cost_model"] or r["rc"] != 0:
+                    continue
+                acc.setdefault((r["gen"], r["drain_bps"], r["policy"]), []).append(r)
+    return {k: {f: statistics.median(x[f] for x in v) for f, _, _ in PANELS}
+            for k, v in acc.items()}
+
+
+def write_data(rows, tmp):
+    """One data file per generation and policy: drain (MB/s, 1000 = unlimited)."""
+    files = {}
+    for g in GENS:
+        for pol in POLS:
+            pts = sorted((d / 1e6 if d > 0 else 1000.0, v)
+                         for (gg, d, pp), v in rows.items() if gg == g and pp == pol)
+            path = os.path.join(tmp, f"{g}-{pol}.dat")
+            with open(path, "w") as f:
+                for x, v in pts:
+                    f.write(f"{x} " + " ".join(str(v[k]) for k, _, _ in PANELS) + "\n")
+            files[(g, pol)] = path
+    return files
+
+
+def script(files, out):
+    """The gnuplot program: 3 x 3 panels."""
+    s = [f'set terminal pngcairo size 1500,1000 font ",10"', f'set output "{out}"',
+         "set multiplot layout 3,3 title "
+         '"boot FIFO push, MMIO cost model on (read 1 us, posted write 100 ns); '
+         'x: drain rate MB/s, 1000 = unlimited"',
+         "set logscale x", "set grid", "set key bottom right"]
+    for col, (key, label, log) in enumerate(PANELS, start=2):
+        for g in GENS:
+            s.append("set logscale y" if log else "unset logscale y")
+            s.append('set yrange [0:110]' if not log else "set autoscale y")
+            s.append(f'set title "{g}: {label}"')
+            s.append("plot " + ", ".join(
+                f'"{files[(g, p)]}" using 1:{col} with linespoints title "{p}"' for p in POLS))
+    s.append("unset multiplot")
+    return "\n".join(s) + "\n"
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
+        print("usage: rshim-bench-plot.py RUN.json [RUN.json ...] OUT.png", file=sys.stderr)
+        return 2
+    if shutil.which("gnuplot") is None:
+        print("rshim-bench-plot: gnuplot not found (apt-get install gnuplot-nox)", file=sys.stderr)
+        return 1
+    rows = load(argv[1:-1])
+    if not rows:
+        print("rshim-bench-plot: no cost-model rows in the input", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        prog = script(write_data(rows, tmp), argv[-1])
+        subprocess.run(["gnuplot"], input=prog, text=True, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
