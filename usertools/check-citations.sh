@@ -32,6 +32,7 @@ patterns=(
 	'reference/'                                  # reference/rshim-host-interface.md
 	'rshim-host-interface(\.md)?'                 # the host-side notes, by name
 	'dpu-side-tmfifo(\.md)?'                      # the DPU-side notes, by name
+	'dpu-side §'                                  # "dpu-side §7"
 	'(^|[^a-z])reference §'                       # "reference §2.2"
 	'\b(DESIGN|STYLE)\.md\b'                      # design and style notes
 	'(^|[^A-Za-z0-9_-])shared/'                   # the notes folder
@@ -43,7 +44,8 @@ ppatterns=(
 	'(?<!rshim-user-space )(?<!rshim-user-space PRs #[0-9]{2} )\bPRs? ?#[0-9]+'
 )
 ipatterns=(
-	'\bissues? #?[0-9]+'                          # "issue 7", "issue #7"
+	'\bissue #?[0-9]+'                           # "issue 7", "issue #7"
+	'\bissues #[0-9]+'                            # "issues #7, #8" (not "issues 128 KiB")
 )
 # This script and its test name the patterns; the hardware notes name their
 # public sources (rshim-user-space history) in words, not numbers.
@@ -53,7 +55,7 @@ excludes=(':!usertools/check-citations.sh' ':!tests/usertools/test_check_citatio
 # "dpu-side-tmfifo.md §6.3-§6.6" -> "hardware-notes §D6.3-§D6.6".
 rsh_fix() {
 	local files
-	mapfile -t files < <(git grep --untracked -lE 'rshim-host-interface|dpu-side-tmfifo|reference §' -- \
+	mapfile -t files < <(git grep --untracked -lE 'rshim-host-interface|dpu-side-tmfifo|dpu-side §|reference §' -- \
 		"${excludes[@]}" || true)
 	[ ${#files[@]} -gt 0 ] || return 0
 	perl -pi -e '
@@ -64,6 +66,7 @@ rsh_fix() {
 		s{${f}dpu-side-tmfifo(?:\.md)?`?}{doc/hardware-notes.md (DPU side)}g;
 		s{${f}rshim-host-interface(?:\.md)?`?}{doc/hardware-notes.md}g;
 		s{(^|[^a-z])reference (§)}{$1hardware-notes $2}g;
+		s{\bdpu-side §([0-9])}{§D$1}g;
 	' "${files[@]}"
 	echo "$prog: rewrote citations in ${#files[@]} file(s); review with git diff"
 }

@@ -207,4 +207,10 @@ int rsh_app_parse(struct rsh_app *app, int argc, char **argv, int *code);
 /* Start EAL: our defaults merged with the user's arguments (eal.c). */
 int rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv);
 
+/* rshim-pmd service (via_service.c): --device rshimN pushes through the
+ * service's boot node; a device the service holds is refused. */
+int rsh_app_via_service_node(const struct rsh_app *app, char *node, size_t size);
+int rsh_app_push_via_service(struct rsh_app *app, const char *node);
+int rsh_app_service_check(const char *devstr);
+
 #endif /* RSH_APP_H */

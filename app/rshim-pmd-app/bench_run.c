@@ -101,8 +101,10 @@ rsh_bench_pattern(void)
 {
 	uint8_t *buf = malloc(RSH_BENCH_PATTERN);
 	static uint8_t img[3][64 * 1024];
-	struct rsh_bfb_wimage w[3] = {
+	struct rsh_bfb_wimage w[5] = { /* bl2, bl31, bl33, kernel, initramfs */
 		{ .id = 1, .data = img[0], .len = sizeof(img[0]) },
+		{ .id = 3, .data = img[1], .len = 4096 },
+		{ .id = 5, .data = img[2], .len = 4096 },
 		{ .id = 62, .data = img[1], .len = sizeof(img[1]) },
 		{ .id = 63, .data = img[2], .len = sizeof(img[2]) - 3 },
 	};
@@ -115,7 +117,7 @@ rsh_bench_pattern(void)
 		memcpy(buf + i, &x, 8);
 	}
 	memcpy(img, buf, sizeof(img));
-	if (rsh_bfb_write(w, 3, buf, RSH_BENCH_PATTERN) < 0) {
+	if (rsh_bfb_write(w, RTE_DIM(w), buf, RSH_BENCH_PATTERN) < 0) {
 		free(buf);
 		return NULL;
 	}

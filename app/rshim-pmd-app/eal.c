@@ -121,6 +121,8 @@ rsh_app_sysfs_long(const char *root, const char *path)
  * lcore is the first worker) and M another CPU; false when the device has
  * no node or the node has no usable CPU.
  */
+static long rsh_app_numa_node = -1, rsh_app_numa_cpu = -1;
+
 static bool
 rsh_app_numa_lcores(const struct rsh_app *app, char *out, size_t len)
 {
@@ -135,11 +137,13 @@ rsh_app_numa_lcores(const struct rsh_app *app, char *out, size_t len)
 	if (node < 0)
 		return false;
 	snprintf(path, sizeof(path), "/devices/system/node/node%ld/cpulist", node);
-	worker = rsh_app_sysfs_long(NULL, path);
+	worker = rsh_app_sysfs_long(app->open.sysfs_root, path);
 	if (worker < 0 || worker >= ncpu)
 		return false;
 	main_cpu = worker == 0 ? 1 : 0;
 	snprintf(out, len, "--lcores=0@%ld,1@%ld", main_cpu, worker);
+	rsh_app_numa_node = node;
+	rsh_app_numa_cpu = worker;
 	return true;
 }
 
@@ -237,5 +241,8 @@ rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv)
 	}
 	/* EAL logs to stdout by default: keep stdout for the app's output. */
 	rte_openlog_stream(stderr);
+	if (rsh_app_numa_node >= 0)
+		RSH_APP_LOG(INFO, "%s: poll lcore on CPU %ld, on the device's NUMA node %ld",
+			    app->device, rsh_app_numa_cpu, rsh_app_numa_node);
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "rsh_parse.h"
+#include "rsh_sim.h"
 
 #define RSH_APP_MAX_OPTS 96
 
@@ -221,6 +222,8 @@ rsh_app_usage(FILE *f, const char *prog)
 		fputs(x->usage, f);
 	rsh_app_usage_opts(f);
 	rsh_app_usage_tail(f, prog);
+	fputc('\n', f);
+	rsh_sim_help(f); /* the emulator's options, from its option table */
 }
 
 /* Name of the long option whose value is c (for error lines). */
@@ -500,6 +503,12 @@ rsh_app_check_modes(struct rsh_app *app)
 	if ((app->config_file != NULL || app->rootfs_file != NULL) &&
 	    app->push_file == NULL) {
 		rsh_app_err("--%s needs --push-boot FILE", app->config_file ? "config" : "rootfs");
+		return -1;
+	}
+	if (app->console && app->push_file != NULL &&
+	    (strcmp(app->push_file, "-") == 0 || strcmp(app->push_file, "/dev/stdin") == 0)) {
+		rsh_app_err("--push-boot %s and --console both read stdin: push from a file or a FIFO",
+			    app->push_file);
 		return -1;
 	}
 	if (app->list_sim && !app->list) {

@@ -199,22 +199,16 @@ rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
 	d->used = false;
 }
 
-/* Rebuild the poller over every open device (none may be pushing). */
+/* The one poller of the service, started with no device: devices join and
+ * leave while it runs. */
 static int
-rsh_svc_poller_rebuild(struct rsh_svc *s)
+rsh_svc_poller_up(struct rsh_svc *s)
 {
 	int rc;
 
-	rsh_poller_destroy(s->poller);
-	s->poller = NULL;
+	if (s->poller != NULL)
+		return 0;
 	rc = rsh_poller_create(&s->poll, &s->poller);
-	for (unsigned int i = 0; rc == 0 && i < RSH_SVC_MAX_DEVS; i++) {
-		s->devs[i].in_poller = false;
-		if (s->devs[i].used && s->devs[i].dev != NULL) {
-			rc = rsh_poller_add(s->poller, s->devs[i].dev);
-			s->devs[i].in_poller = rc == 0;
-		}
-	}
 	if (rc == 0)
 		rc = rsh_poller_start(s->poller);
 	if (rc < 0)
@@ -222,37 +216,19 @@ rsh_svc_poller_rebuild(struct rsh_svc *s)
 	return rc;
 }
 
-/* Stop boot opens while the poller is rebuilt; false while a push runs. */
-static bool
-rsh_svc_begin_change(struct rsh_svc *s)
-{
-	bool ok;
-
-	pthread_mutex_lock(&s->push_mu);
-	ok = s->pushes == 0;
-	s->changing = ok;
-	pthread_mutex_unlock(&s->push_mu);
-	return ok;
-}
-
-/* Boot opens are allowed again. */
-static void
-rsh_svc_end_change(struct rsh_svc *s)
-{
-	pthread_mutex_lock(&s->push_mu);
-	s->changing = false;
-	pthread_mutex_unlock(&s->push_mu);
-}
-
-/* Stop serving one device: nodes, console, TAP, channels, device. The
- * poller must not be running over it. */
+/* Stop serving one device: nodes (a push still open ends: tail, then
+ * BOOT_CONTROL=1), console, TAP, then the device leaves the running poller.
+ * Main thread, relay paused. */
 static void
 rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_nodes_stop(d);
+	rsh_svc_boot_release(d, 0, 0);
 	rsh_svc_cons_close(d);
 	rsh_svc_tap_close(d);
 	if (d->dev != NULL) {
+		if (d->in_poller)
+			rsh_poller_remove(s->poller, d->dev);
 		rsh_tmfifo_detach(d->dev);
 		rsh_dev_close(d->dev);
 		d->dev = NULL;
@@ -324,24 +300,17 @@ rsh_svc_must_go(struct rsh_svc *s, struct rsh_svc_dev *d,
 	return idx >= 0 && (unsigned int)idx != d->index;
 }
 
-/* Stop the devices that must go; returns how many went. */
-static unsigned int
+/* Stop the devices that must go (the others keep running). */
+static void
 rsh_svc_drop_unwanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX],
 		      unsigned int n)
 {
-	unsigned int gone = 0;
-
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
 		struct rsh_svc_dev *d = &s->devs[i];
 
-		if (!d->used || !rsh_svc_must_go(s, d, want, n))
-			continue;
-		if (gone == 0)
-			rsh_poller_stop(s->poller);
-		rsh_svc_dev_teardown(s, d);
-		gone++;
+		if (d->used && rsh_svc_must_go(s, d, want, n))
+			rsh_svc_dev_teardown(s, d);
 	}
-	return gone;
 }
 
 /* Lock and open one new device (not yet polled); NULL when it cannot. */
@@ -379,41 +348,34 @@ rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
 
 /*
  * Bring the table in line with the options and the configuration: drop
- * blocked, renamed and vanished devices, add new ones. The poll loop pauses
- * while devices are added or removed (until the library attaches devices at
- * run time); never while a boot push runs: then the change waits (-EAGAIN).
+ * blocked, renamed and vanished devices, add new ones. Devices join and
+ * leave the running poll loop; the others are not disturbed.
  * @return the number of served devices, or a negative errno.
  */
 int
 rsh_svc_sync_devices(struct rsh_svc *s)
 {
 	char want[RSH_SVC_MAX_DEVS][RSH_DEV_NAME_MAX];
-	struct rsh_svc_dev *added[RSH_SVC_MAX_DEVS];
-	unsigned int n, n_added = 0, changed, served = 0, i;
+	unsigned int n, served = 0, i;
+	int rc = rsh_svc_poller_up(s);
 
-	if (!rsh_svc_begin_change(s))
-		return -EAGAIN;
+	if (rc < 0)
+		return rc;
 	rsh_svc_wanted(s, want, &n);
 	pthread_mutex_lock(&s->relay_mu);
-	changed = rsh_svc_drop_unwanted(s, want, n);
-	/* New devices are opened beside the running loop: they are not in
-	 * it yet, so their channels can be attached. */
+	rsh_svc_drop_unwanted(s, want, n);
 	for (i = 0; i < n; i++) {
 		struct rsh_svc_dev *d = rsh_svc_add_one(s, want[i]);
 
-		if (d != NULL)
-			added[n_added++] = d;
+		if (d == NULL)
+			continue;
+		rc = rsh_poller_add(s->poller, d->dev);
+		d->in_poller = rc == 0;
+		if (rc < 0)
+			RSH_SVC_LOG(ERR, d->name, "cannot join the poll loop: %s", rsh_last_error());
+		else if (rsh_svc_dev_ends(s, d) < 0)
+			RSH_SVC_LOG(ERR, d->name, "nodes not available; the device stays open");
 	}
-	if ((changed > 0 || n_added > 0 || s->poller == NULL) &&
-	    rsh_svc_poller_rebuild(s) < 0) {
-		pthread_mutex_unlock(&s->relay_mu);
-		rsh_svc_end_change(s);
-		return -ENOTSUP;
-	}
-	rsh_svc_end_change(s);
-	for (i = 0; i < n_added; i++)
-		if (rsh_svc_dev_ends(s, added[i]) < 0)
-			RSH_SVC_LOG(ERR, added[i]->name, "nodes not available; the device stays open");
 	pthread_mutex_unlock(&s->relay_mu);
 	for (i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		served += s->devs[i].used;
@@ -449,20 +411,18 @@ rsh_svc_check_health(struct rsh_svc *s)
 	}
 }
 
-/* SIGTERM: stop everything, leave nothing behind. */
+/* SIGTERM: stop everything, leave nothing behind. Pushes are cancelled
+ * and end with BOOT_CONTROL=1 while the poll loop still runs. */
 void
 rsh_svc_stop_all(struct rsh_svc *s)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
 			rsh_svc_boot_cancel(&s->devs[i]);
-	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
-		if (s->devs[i].used)
-			rsh_svc_nodes_stop(&s->devs[i]);
 	rsh_svc_relay_stop(s);
-	rsh_poller_destroy(s->poller);
-	s->poller = NULL;
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
 			rsh_svc_dev_teardown(s, &s->devs[i]);
+	rsh_poller_destroy(s->poller);
+	s->poller = NULL;
 }

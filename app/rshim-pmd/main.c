@@ -281,6 +281,20 @@ rsh_svc_daemonise(struct rsh_svc *s)
 	return 0;
 }
 
+/* An absolute form of a path option (the daemon runs from "/"). */
+static const char *
+rsh_svc_abs(const char *path)
+{
+	static char store[3][PATH_MAX];
+	static unsigned int used;
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || used == 3 || getcwd(cwd, sizeof(cwd)) == NULL)
+		return path;
+	snprintf(store[used], PATH_MAX, "%.2000s/%.2000s", cwd, path);
+	return store[used++];
+}
+
 /* Load the configuration and apply the group; exit code on error. */
 static int
 rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
@@ -344,7 +358,8 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 		    rsh_svc_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
 			pending = true;
 		if (pending) {
-			pending = rsh_svc_sync_devices(s) == -EAGAIN;
+			rsh_svc_sync_devices(s);
+			pending = false;
 			last_scan = rsh_svc_ns();
 		}
 		rsh_svc_check_health(s);
@@ -386,7 +401,6 @@ main(int argc, char **argv)
 		.file_prefix = "rshim-pmd",
 		.log_level = 2,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
-		.push_mu = PTHREAD_MUTEX_INITIALIZER,
 	};
 	bool conf_given;
 	sigset_t set;
@@ -395,6 +409,9 @@ main(int argc, char **argv)
 	if (rsh_svc_parse(&s, argc, argv, &code) < 0)
 		return code;
 	conf_given = strcmp(s.conf_path, "/etc/rshim-pmd.conf") != 0;
+	s.conf_path = rsh_svc_abs(s.conf_path);
+	s.dev_dir = rsh_svc_abs(s.dev_dir);
+	s.run_dir = rsh_svc_abs(s.run_dir);
 	code = rsh_svc_load(&s, &s.conf, conf_given);
 	if (code != 0)
 		return code;

@@ -28,30 +28,6 @@ rsh_svc_boot_get(struct rsh_svc_dev *d)
 	return b;
 }
 
-/* Count a push open against poller rebuilds; -EAGAIN while one runs. */
-static int
-rsh_svc_push_hold(struct rsh_svc *s)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&s->push_mu);
-	if (s->changing || s->poller == NULL)
-		rc = -EAGAIN;
-	else
-		s->pushes++;
-	pthread_mutex_unlock(&s->push_mu);
-	return rc;
-}
-
-/* Drop the count taken by rsh_svc_push_hold. */
-static void
-rsh_svc_push_unhold(struct rsh_svc *s)
-{
-	pthread_mutex_lock(&s->push_mu);
-	s->pushes--;
-	pthread_mutex_unlock(&s->push_mu);
-}
-
 /* Take the writer slot; -EBUSY when taken. */
 static int
 rsh_svc_boot_claim(struct rsh_svc_dev *d)
@@ -80,20 +56,15 @@ rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid
 		rsh_svc_audit(d, uid, pid, "boot push open (another writer holds the node)", rc);
 		return rc;
 	}
-	rc = rsh_svc_push_hold(s);
-	if (rc == 0) {
-		rsh_boot_opts_default(&o);
-		o.stall_timeout_ms = (uint64_t)d->boot_timeout_s * 1000;
-		o.reset_delay_ms = s->conf.reset_delay_s >= 0 ?
-				   (int64_t)s->conf.reset_delay_s * 1000 : -1;
-		o.skip_reset = d->boot_reset_skip;
-		o.cancel_flag = &d->boot_cancel;
-		rc = rsh_boot_open(d->dev, s->poller, &o, &b);
-		if (rc < 0) {
-			RSH_SVC_LOG(ERR, d->name, "boot open: %s", rsh_last_error());
-			rsh_svc_push_unhold(s);
-		}
-	}
+	rsh_boot_opts_default(&o);
+	o.stall_timeout_ms = (uint64_t)d->boot_timeout_s * 1000;
+	o.reset_delay_ms = s->conf.reset_delay_s >= 0 ?
+			   (int64_t)s->conf.reset_delay_s * 1000 : -1;
+	o.skip_reset = d->boot_reset_skip;
+	o.cancel_flag = &d->boot_cancel;
+	rc = rsh_boot_open(d->dev, s->poller, &o, &b);
+	if (rc < 0)
+		RSH_SVC_LOG(ERR, d->name, "boot open: %s", rsh_last_error());
 	pthread_mutex_lock(&d->mu);
 	d->boot_opening = false;
 	d->boot = b;
@@ -179,7 +150,6 @@ rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid)
 	d->boot_pushes++;
 	d->boot_errors += rc < 0;
 	pthread_mutex_unlock(&d->mu);
-	rsh_svc_push_unhold(d->svc);
 	rsh_svc_boot_summary(d, &st, rc);
 	rsh_svc_audit(d, uid, pid, "boot push end", rc);
 }

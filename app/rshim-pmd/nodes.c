@@ -195,6 +195,24 @@ rsh_svc_ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	fuse_reply_buf(req, buf, used);
 }
 
+/* A stalled boot write was interrupted (signal to the writer). */
+static void
+rsh_svc_boot_intr(fuse_req_t req, void *arg)
+{
+	(void)req;
+	rsh_svc_boot_cancel(arg);
+}
+
+/* A boot open was interrupted: cancel its reset delay only. */
+static void
+rsh_svc_boot_open_intr(fuse_req_t req, void *arg)
+{
+	struct rsh_svc_dev *d = arg;
+
+	(void)req;
+	__atomic_store_n(&d->boot_cancel, 1, __ATOMIC_RELAXED);
+}
+
 /* open: boot takes the one writer slot; misc renders its text. */
 static void
 rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -214,6 +232,8 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	if (ino == RSH_SVC_INO_BOOT) {
+		/* The reset delay of the open is interruptible too. */
+		fuse_req_interrupt_func(req, rsh_svc_boot_open_intr, f->d);
 		rc = rsh_svc_boot_open(f->s, f->d, ctx->uid, ctx->pid);
 		if (rc < 0) {
 			fuse_reply_err(req, -rc);
@@ -252,14 +272,6 @@ rsh_svc_ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	fuse_reply_buf(req, m->buf + off, m->len - off < size ? m->len - off : size);
-}
-
-/* A stalled boot write was interrupted (signal to the writer). */
-static void
-rsh_svc_boot_intr(fuse_req_t req, void *arg)
-{
-	(void)req;
-	rsh_svc_boot_cancel(arg);
 }
 
 /* write: boot data into the push; one "KEY value" into misc. */

@@ -8,8 +8,9 @@
  *  - one FUSE session thread group per device (the nodes);
  *  - one relay thread: console PTYs and TAPs of every device;
  *  - the poll lcore (inside the library): the hardware.
- * The device table (struct rsh_svc) is changed by main only, with the
- * relay thread paused (rsh_svc_relay_pause) while devices come and go.
+ * The device table (struct rsh_svc) is changed by main only, holding
+ * relay_mu (the relay thread and telemetry read it under that lock).
+ * Devices join and leave the running poll loop (rsh_poller_add/remove).
  */
 #ifndef RSH_SVC_H
 #define RSH_SVC_H
@@ -137,10 +138,6 @@ struct rsh_svc {
 	int relay_run;             /* 1 run, 0 stop (atomic) */
 	pthread_mutex_t relay_mu;  /* held by the relay thread per pass; main
 				    * takes it to change the table */
-	/* Boot pushes hold the poller: main rebuilds it only with none open. */
-	pthread_mutex_t push_mu;
-	unsigned int pushes;       /* boot nodes open (push_mu) */
-	bool changing;             /* main is rebuilding the poller (push_mu) */
 };
 
 extern int rsh_svc_logtype;

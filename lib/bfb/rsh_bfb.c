@@ -5,7 +5,7 @@
  * tools.
  *
  * Facts: hardware-notes §D6.3 (header), §D6.4 (ids), §D6.6
- * (validation); hardware-notes §3.7.
+ * (validation), §3.7; mlx-mkbfb (rshim-user-space) for what is accepted.
  */
 #include <endian.h>
 #include <errno.h>
@@ -385,7 +385,7 @@ rsh_bfb_read_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	return rsh_bfb_check_hdr(w, res) < 0 ? -EINVAL : 1;
 }
 
-/* Skip the header, including extra words beyond 3 (as ATF does, §D6.5). */
+/* Skip the header (its length is checked to be 3 words before). */
 static int
 rsh_bfb_skip_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 		 struct rsh_bfb_result *res)

@@ -4,10 +4,9 @@
  * BFB ("BlueField boot stream") container: header layout, CRC-32, a
  * validator/walker over a byte buffer, and a writer.
  *
- * Facts: hardware-notes §D6.3 (header), §D6.6 (validation),
- * hardware-notes §3.7. A BFB is a concatenation of
- * images, each a 24-byte header (three little-endian u64 words), the data,
- * and zero padding to 8 bytes. Arbitrary trailing bytes may follow the
+ * Facts: hardware-notes §D6.3 (header), §D6.6 (validation), §3.7. A BFB
+ * is a concatenation of images, each a 24-byte header (three little-endian
+ * u64 words), the data, and zero padding to 8 bytes. Arbitrary trailing bytes may follow the
  * last image (bfb-install appends bf.cfg and a rootfs).
  */
 #ifndef RSH_BFB_H

@@ -290,6 +290,22 @@ class ServiceTest(unittest.TestCase):
         self.assertIsNone(s.proc.poll())
         self.assertIn("BlueField-2", misc_lines(s, BASE + 4))
 
+    def test_sighup_during_push(self):
+        s = self.svc(["bf3,drain=5M"])
+        p = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE, "boot"), "bs=1M",
+                              "status=none"], stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_for(lambda: "boot push start" in s.text(), 30))
+        s.write_conf("rshim%d sim:bf2,peer=none\n" % (BASE + 1))
+        s.hup()
+        self.assertTrue(wait_for(lambda: os.path.exists(s.node(BASE + 1, "misc")), 30),
+                        s.text())
+        self.assertIsNone(p.poll(), "the push should still run (drain 5 MB/s)")
+        _, err = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 0, err + s.text())
+        # The release (tail, BOOT_CONTROL=1) follows the writer's close.
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 60), s.text())
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
     def test_surprise_removal(self):
         s = self.svc(["bf3,gone@1M", "bf2"])
         rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
@@ -301,6 +317,31 @@ class ServiceTest(unittest.TestCase):
         info = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]
         self.assertEqual(info["state"], "gone")
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
+    def test_app_push_via_service(self):
+        app = os.environ.get("RSHIM_PMD_APP")
+        if not app:
+            self.skipTest("RSHIM_PMD_APP not set")
+        s = self.svc(["bf3"])
+        env = dict(os.environ, RSHIM_PMD_DEV_DIR=s.dev_dir, RSHIM_PMD_RUN_DIR=s.run_dir)
+        p = subprocess.run([app, "--device", "rshim%d" % BASE, "--push-boot", DEMO,
+                            "--no-progress"], env=env, capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        size = os.path.getsize(DEMO)
+        self.assertRegex(p.stdout, r"rshim%d: pushed %d bytes in .* MiB/s; through %s"
+                         % (BASE, size, re.escape(s.node(BASE, "boot"))))
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 30))
+        # Opening the held device directly is refused, naming the service.
+        p = subprocess.run([app, "--device", "sim:bf3,peer=none", "--push-boot", DEMO],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("held by rshim-pmd pid %d; use its nodes instead, e.g. "
+                      "rshim-pmd-app --device rshim%d" % (s.proc.pid, BASE), p.stderr)
+        p = subprocess.run([app, "--device", "rshim%d" % (BASE + 7), "--push-boot", DEMO],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("no rshim-pmd service serves", p.stderr)
 
     # -- access control, telemetry, shutdown -------------------------------------
 
