@@ -44,7 +44,7 @@ ver=$(dpkg-parsechangelog -l "$tmp/src/debian/changelog" -S Version)
 
 # Each package holds its part.
 declare -A want=(
-	[rshim-pmd]="usr/bin/rshim-pmd-app usr/bin/rshim-mkbfb usr/bin/rshim-devbind usr/bin/rshim-hugepages usr/share/man/man1/rshim-pmd-app.1.gz usr/share/man/man8/rshim-devbind.8.gz"
+	[rshim-pmd]="usr/bin/rshim-pmd-app usr/bin/rshim-mkbfb usr/bin/rshim-devbind usr/bin/rshim-hugepages usr/sbin/rshim-pmd lib/systemd/system/rshim-pmd.service etc/rshim-pmd.conf usr/share/man/man1/rshim-pmd-app.1.gz usr/share/man/man8/rshim-devbind.8.gz"
 	[librshim-pmd0]="usr/lib/*/librshim-pmd.so.0"
 	[librshim-pmd-dev]="usr/include/rshim-pmd/rsh.h usr/lib/*/librshim-pmd.a usr/lib/*/pkgconfig/rshim-pmd.pc"
 )
@@ -70,7 +70,8 @@ export LD_LIBRARY_PATH=$(dirname "$(ls "$root"/usr/lib/*/librshim-pmd.so.0)")
 bin=$root/usr/bin
 out=$("$bin/rshim-pmd-app" --list --sim 2>&1) || fail "rshim-pmd-app --list --sim: $out"
 grep -q 'sim:bf3' <<<"$out" || fail "--list --sim names no sim:bf3: $out"
-"$bin/rshim-mkbfb" --random bl2:64K:1 --random image:1M:7 "$tmp/demo.bfb" >/dev/null ||
+"$bin/rshim-mkbfb" --random bl2:64K:1 --random bl31:64K:3 --random bl33:64K:5 \
+	--random image:1M:62 "$tmp/demo.bfb" >/dev/null ||
 	fail "rshim-mkbfb"
 out=$("$bin/rshim-pmd-app" --device sim:bf3 --push-boot "$tmp/demo.bfb" --no-progress \
 	--reset-delay 0 --log-wait 30 2>&1) || fail "push to sim:bf3 exit $?: $out"
