@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rsh_regs.h"
+#include "rsh_reg_ids.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,7 +121,7 @@ int rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val);
 int rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
 		 struct rsh_dev_info *info, unsigned int max);
 
-/** Poll policy, DESIGN.md "Threads and rings". */
+/** Poll policy (doc/architecture.md: spin, then back off to a ceiling). */
 struct rsh_poll_opts {
 	bool busy_poll;          /**< never back off */
 	uint32_t idle_spin_us;   /**< spin this long idle before backing off */
@@ -184,7 +184,7 @@ double rsh_poller_cpu_seconds(const struct rsh_poller *p);
 /** How the boot engine refills the FIFO. */
 enum rsh_boot_policy {
 	RSH_BOOT_POLICY_CREDIT = 0, /**< rshim-pmd: credit-based, rate aware */
-	RSH_BOOT_POLICY_REFERENCE,  /**< the reference daemon (§3.3): 16 KiB
+	RSH_BOOT_POLICY_REFERENCE,  /**< NVIDIA's rshim daemon (hardware-notes §3.3): 16 KiB
 				      *   synchronous hand-offs, 1 ms sleep
 				      *   whenever the FIFO is full */
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Boot engine, control side: the open sequence (reference
- * rshim-host-interface.md §3.2), the chunk pipeline from the main lcore to
+ * hardware-notes §3.2), the chunk pipeline from the main lcore to
  * the poll lcore, and close (§3.4). The poll-lcore side is rsh_boot_poll.c.
  */
 #include <errno.h>

@@ -3,7 +3,7 @@
  * The poll engine: one loop that owns the hardware of its devices. It
  * round-robins the boot FIFO refill and the TM FIFO channels of every
  * attached device, spins while data moves and backs off when idle
- * (DESIGN.md "Threads and rings"). No locks on this path.
+ * (doc/architecture.md). No locks on this path.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -3,8 +3,8 @@
  * TM FIFO channels: the host TX mux and RX demux that run on the poll
  * lcore, and the control-path attach/detach. The user-side calls live in
  * rsh_console.c and rsh_net.c; the shared object in rsh_tmfifo_priv.h.
- * Facts: reference/rshim-host-interface.md §4.3-§4.10 and
- * reference/dpu-side-tmfifo.md §2. The wire format is rsh_tmfifo_proto.h.
+ * Facts: hardware-notes §4.3-§4.10 and
+ * hardware-notes §D2. The wire format is rsh_tmfifo_proto.h.
  *
  * Threads: the poll lcore owns everything under "poll lcore" below and is
  * the only writer of the stats (single-writer relaxed atomic stores, read
