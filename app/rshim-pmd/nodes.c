@@ -422,6 +422,7 @@ rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
 		goto fail;
 	}
 	f->se = fuse_session_new(&args, &rsh_svc_ll_ops, sizeof(rsh_svc_ll_ops), f);
+	fuse_opt_free_args(&args);
 	if (f->se == NULL || fuse_session_mount(f->se, d->mnt) != 0) {
 		RSH_SVC_LOG(ERR, d->name, "cannot mount %s (FUSE: is /dev/fuse there and fuse3 installed?)",
 			    d->mnt);

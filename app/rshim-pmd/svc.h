@@ -116,6 +116,7 @@ struct rsh_svc_dev {
 struct rsh_svc {
 	const char *prog;
 	const char *conf_path;
+	bool conf_required;        /* -c given: the file must exist */
 	const char *dev_dir;       /* /dev */
 	const char *run_dir;       /* /run/rshim-pmd */
 	const char *file_prefix;   /* DPDK file prefix (telemetry socket) */

@@ -52,7 +52,10 @@ class ServiceTest(unittest.TestCase):
     def tearDown(self):
         for s in self.svcs:
             s.stop()
+            text = s.text()
             shutil.rmtree(s.tmp, ignore_errors=True)
+            for bad in ("Sanitizer", "runtime error:"):
+                self.assertNotIn(bad, text, text)
 
     def svc(self, sims, base=BASE, expect=None, **kw):
         s = Service(sims, base, **kw)
