@@ -143,6 +143,7 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 	}
 	s->only_dev[s->n_only++] = dst;
 	s->sim_only |= sim;
+	s->allow_list |= !sim;
 	return 0;
 }
 

@@ -126,7 +126,8 @@ struct rsh_svc {
 	int first_index;           /* -i */
 	const char *only_dev[RSH_SVC_MAX_DEVS]; /* -d / --sim */
 	unsigned int n_only;
-	bool sim_only;
+	bool sim_only;             /* --sim given: no PCI scan */
+	bool allow_list;           /* -d given: serve those only (as rshim -d) */
 	gid_t group_gid;           /* node group, (gid_t)-1 root only */
 	struct rsh_svc_conf conf;
 	struct rsh_svc_dev devs[RSH_SVC_MAX_DEVS];
