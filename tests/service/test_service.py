@@ -310,10 +310,17 @@ class ServiceTest(unittest.TestCase):
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
 
     def test_surprise_removal(self):
-        s = self.svc(["bf3,gone@1M", "bf2"])
+        s = self.svc(["bf3,gone@1M", "bf2"], net=True)
+        flags = "/sys/class/net/tmfifo_net%d/flags" % BASE
+
+        def up():
+            with open(flags) as f:
+                return int(f.read(), 16) & 1
+        self.assertTrue(up())
         rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
         self.assertNotEqual(rc, 0)
         self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 30), s.text())
+        self.assertFalse(up())
         with self.assertRaises(OSError) as cm:
             misc_lines(s, BASE)
         self.assertEqual(cm.exception.errno, errno.ENODEV)
