@@ -75,7 +75,7 @@ rsh_sim_arm_peer_open(struct rsh_sim *sim, struct rsh_sim_arm *a)
 			       rsh_sim_peer_index(a->peer) : o.index);
 }
 
-/* The ARM's Linux came up: console banner, link up (§8 item 6). */
+/* The ARM's Linux came up: console banner, link up (§D8 item 6). */
 static void
 rsh_sim_arm_start(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 {

@@ -262,7 +262,7 @@ rsh_sim_bfb_chain_fail(struct rsh_sim *sim, unsigned int id)
 	b->st = RSH_SIM_BFB_ERROR;
 }
 
-/* Three header words are in: validate (§6.5 next_header) and set up. */
+/* Three header words are in: validate (§D6.5 next_header) and set up. */
 static void
 rsh_sim_bfb_hdr_done(struct rsh_sim *sim)
 {
