@@ -211,7 +211,7 @@ bool rsh_app_dev_usable(const struct rsh_dev_info *d, char *why, size_t wlen,
 			char *fix, size_t flen);
 
 /* The last line rsh_app_err() printed (for --json "error"). */
-extern char rsh_app_last_err[512];
+extern char rsh_app_last_err[256];
 
 /* Parse the app's part of the command line (opts.c); -1: exit with *code. */
 int rsh_app_parse(struct rsh_app *app, int argc, char **argv, int *code);

@@ -23,7 +23,7 @@
 RTE_LOG_REGISTER(rsh_app_logtype, user.rshim.app, NOTICE);
 
 int rsh_app_cancel;
-char rsh_app_last_err[512]; /* as long as the library's error line */
+char rsh_app_last_err[256];
 
 /* One error line on stderr. */
 void

@@ -608,7 +608,7 @@ rsh_sim_args_precheck(const char *devstr, char *opts)
 
 		if (o == NULL) {
 			rsh_sim_args_list(list, sizeof(list), true);
-			rsh_err_set("%s: unknown option '%.*s' (see --help); valid: %s",
+			rsh_err_set("%s: unknown option '%.*s'; valid: %s",
 				    devstr, (int)klen, tok, list);
 			return -EINVAL;
 		}
