@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Boot engine, poll-lcore side: credit-based streaming into the boot FIFO
- * (reference rshim-host-interface.md §3.3) with a drain-rate-aware wait,
+ * (hardware-notes §3.3) with a drain-rate-aware wait,
  * and the reference daemon's policy as a benchmark baseline. Never sleeps
  * itself: it tells the poll loop how long it may sleep.
  */
