@@ -42,12 +42,12 @@ leaked=$(grep -E '^rsh_(reg_table|regmap_init|reg_decode|sim_|pci_|backend_)' <<
 # Public headers: exactly these; no register table, backend seam or *_priv.h.
 inc=$root/include/rshim-pmd
 got=$(cd "$inc" && ls | sort | tr '\n' ' ')
-for h in rsh.h rsh_bfb.h rsh_reg_ids.h rsh_tmfifo_api.h; do
+for h in rsh.h rsh_bfb.h rsh_reg_ids.h rsh_tmfifo_api.h rsh_ctl.h; do
 	[ -f "$inc/$h" ] || fail "public header $h not installed"
 done
 for h in $got; do
 	case $h in
-	rsh.h|rsh_bfb.h|rsh_reg_ids.h|rsh_tmfifo_api.h|rsh_parse.h) ;;
+	rsh.h|rsh_bfb.h|rsh_reg_ids.h|rsh_tmfifo_api.h|rsh_ctl.h|rsh_parse.h) ;;
 	*) fail "header $h installed but not public" ;;
 	esac
 done
