@@ -105,6 +105,7 @@ rsh_tmf_tx_stage(struct rsh_tmfifo *t, unsigned int c, struct rte_mbuf *m)
 	t->tx.pos = 0;
 	t->tx.ch = (int)c;
 	t->tx.bytes = len;
+	t->tx.padded = false;
 	rte_pktmbuf_free(m);
 	return true;
 }
@@ -124,6 +125,7 @@ rsh_tmf_tx_next(struct rsh_tmfifo *t)
 		t->tx.pos = 0;
 		t->tx.ch = RSH_TMF_DST_DROP;
 		t->tx.bytes = 0;
+		t->tx.padded = false;
 		return true;
 	}
 	/* Stop after every channel in a row had nothing queued. */
@@ -150,6 +152,8 @@ rsh_tmf_tx_done(struct rsh_tmfifo *t)
 		RSH_TMF_ADD(t->st.tx_ctrl, 1);
 		return;
 	}
+	if (t->tx.padded)
+		return; /* counted as tx_drop_timeout when it was cut */
 	RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_msgs, 1);
 	RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_bytes, t->tx.bytes);
 }
@@ -169,13 +173,38 @@ rsh_tmf_tx_pending(const struct rsh_tmfifo *t)
 }
 
 /*
+ * No credit. A message stuck half-written for 2 s is cut: the rest of it
+ * becomes zero words (written when space returns, so the peer's parser
+ * stays on a message boundary; zero words are no-ops to it) and the
+ * message counts as dropped (hardware-notes §D3.6, the peer's rule).
+ */
+static void
+rsh_tmf_tx_stuck(struct rsh_tmfifo *t, uint64_t now)
+{
+	struct rsh_tmf_tx *tx = &t->tx;
+
+	if (tx->pos == 0 || tx->pos >= tx->len || tx->padded)
+		return;
+	if (tx->stuck_since == 0) {
+		tx->stuck_since = now;
+		return;
+	}
+	if (now - tx->stuck_since < RSH_TMF_TX_STUCK_MS * rte_get_timer_hz() / 1000)
+		return;
+	memset(&tx->msg[tx->pos], 0, (tx->len - tx->pos) * sizeof(uint64_t));
+	tx->padded = true;
+	if (tx->ch != RSH_TMF_DST_DROP)
+		RSH_TMF_ADD(t->ch[tx->ch].st.tx_drop_timeout, 1);
+}
+
+/*
  * TX mux, §4.5/§4.10: one STS read gives the credit; whole messages in
  * order, the current one first; one write_fifo burst of at most the
  * credit, so a burst is never committed beyond the space checked.
  * Returns the words written; *blocked when data waits for credit.
  */
 static unsigned int
-rsh_tmf_tx_pass(struct rsh_tmfifo *t, bool *blocked)
+rsh_tmf_tx_pass(struct rsh_tmfifo *t, uint64_t now, bool *blocked)
 {
 	unsigned int credit, n = 0, k;
 
@@ -183,9 +212,11 @@ rsh_tmf_tx_pass(struct rsh_tmfifo *t, bool *blocked)
 		return 0;
 	if (credit == 0) {
 		RSH_TMF_ADD(t->st.tx_full, 1);
+		rsh_tmf_tx_stuck(t, now);
 		*blocked = true;
 		return 0;
 	}
+	t->tx.stuck_since = 0;
 	while (n < credit) {
 		if (t->tx.pos == t->tx.len && !rsh_tmf_tx_next(t))
 			break;
@@ -431,16 +462,37 @@ rsh_tmf_rx_discard(struct rsh_tmfifo *t)
 	t->rx.n = t->rx.pos = 0;
 }
 
-/* After a boot push the ARM side was reset: drop partial state, resync. */
+/* Drop the half-sent TX message (counted against its channel). */
 static void
-rsh_tmf_reset(struct rsh_tmfifo *t)
+rsh_tmf_tx_discard(struct rsh_tmfifo *t)
 {
 	if (t->tx.pos < t->tx.len && t->tx.ch != RSH_TMF_DST_DROP)
 		RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_drop_reset, 1);
 	t->tx.pos = t->tx.len = 0;
+}
+
+/* After a boot push the ARM side was reset: drop partial state, resync. */
+static void
+rsh_tmf_reset(struct rsh_tmfifo *t)
+{
+	rsh_tmf_tx_discard(t);
 	rsh_tmf_rx_discard(t);
 	RSH_TMF_ADD(t->st.resets, 1);
 	rsh_tmf_sync_fill(t);
+}
+
+/* The ARM is being reset (§6.7 START): discard, resync when back. */
+void
+rsh_tmfifo_discard(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+
+	if (t == NULL)
+		return;
+	rsh_tmf_tx_discard(t);
+	rsh_tmf_rx_discard(t);
+	/* The next full pass resets the counters' view and sends sync words. */
+	t->was_booting = true;
 }
 
 /*
@@ -480,7 +532,7 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 		t->was_booting = false;
 		rsh_tmf_reset(t);
 	}
-	work = rsh_tmf_tx_pass(t, &blocked);
+	work = rsh_tmf_tx_pass(t, now, &blocked);
 	work += rsh_tmf_rx_pass(t, &blocked);
 	if (work > 0 || !blocked) {
 		t->blocked_since = 0;

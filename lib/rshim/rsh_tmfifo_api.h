@@ -75,6 +75,8 @@ struct rsh_tmfifo_chan_stats {
 	uint64_t user_nombuf;      /**< user: write found the pool empty */
 	uint64_t rx_drop_boot;     /**< net frame received while a boot push
 				     *   streams (the console is delivered) */
+	uint64_t tx_drop_timeout;  /**< message stuck mid-way for 2 s: its
+				     *   rest was sent as zero words */
 };
 
 /** Device-wide TM FIFO counters. */

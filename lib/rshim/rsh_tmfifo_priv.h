@@ -29,6 +29,9 @@
 #define RSH_TMF_BLOCKED_SLEEP_NS 20000ull
 /* ... for at most this long, then leave it to the idle back-off. */
 #define RSH_TMF_BLOCKED_FAST_MS 10ull
+/* A message stuck mid-way this long is finished with zero words, the
+ * peer's own Tx-timeout rule (hardware-notes §D3.6). */
+#define RSH_TMF_TX_STUCK_MS 2000ull
 
 _Static_assert(RSH_TMF_MSG_WORDS_MAX <= RSH_TMF_CREDIT_MAX,
 	       "a console chunk fits one empty-FIFO credit");
@@ -53,6 +56,8 @@ struct rsh_tmf_tx {
 	int ch;                 /* its channel, RSH_TMF_DST_DROP for control */
 	unsigned int bytes;     /* its payload bytes */
 	unsigned int next_ch;   /* round-robin start at the next boundary */
+	uint64_t stuck_since;   /* TSC: mid-message with no credit; 0 = not */
+	bool padded;            /* the rest of msg[] was replaced by zeros */
 	uint64_t burst[RSH_TM_FIFO_SIZE];
 };
 
