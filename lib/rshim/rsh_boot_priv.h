@@ -51,6 +51,7 @@ struct rsh_boot {
 	struct rsh_boot_opts opts;
 	struct rte_mempool *pool;
 	struct rte_ring *to_poll;      /* filled chunks, main -> poll (SP/SC) */
+	struct rte_ring *free;         /* empty chunks, back to main (MP/SC) */
 	uint32_t chunk_bytes;
 	struct rsh_boot_chunk *fill;   /* main: chunk being filled */
 	uint64_t chunks_queued;        /* main */

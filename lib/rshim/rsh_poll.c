@@ -64,6 +64,10 @@ struct rsh_poller {
 	pthread_t ctrl_thread;
 	/* Written by the loop once it runs (release), read by cpu_seconds. */
 	uint32_t thread_set;
+	/* Set by the loop as its last act (release): from then on the
+	 * stopping thread owns everything (also for ThreadSanitizer, which
+	 * cannot see inside rte_eal_wait_lcore). */
+	uint32_t exited;
 	pthread_t thread;
 	/* Loop-private back-off state. */
 	uint64_t idle_since;
@@ -422,6 +426,8 @@ rsh_poller_loop(void *arg)
 		}
 		rsh_poller_idle(p, hint);
 	}
+	/* Pairs with the acquire load in rsh_poller_stop(). */
+	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -515,6 +521,10 @@ rsh_poller_stop(struct rsh_poller *p)
 		pthread_join(p->ctrl_thread, NULL);
 	else
 		rte_eal_wait_lcore(p->lcore);
+	/* Pairs with the release store at the end of rsh_poller_loop(). */
+	while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
+		rte_pause();
+	__atomic_store_n(&p->exited, 0, __ATOMIC_RELAXED);
 	rsh_poller_drain_cmds(p);
 	p->started = false;
 	p->on_ctrl_thread = false;

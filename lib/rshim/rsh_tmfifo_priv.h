@@ -29,6 +29,8 @@
 #define RSH_TMF_BLOCKED_SLEEP_NS 20000ull
 /* ... for at most this long, then leave it to the idle back-off. */
 #define RSH_TMF_BLOCKED_FAST_MS 10ull
+/* All-ones STS reads for this long: the device is gone (§1.4). */
+#define RSH_TMF_GONE_MS 1000ull
 /* A message stuck mid-way this long is finished with zero words, the
  * peer's own Tx-timeout rule (hardware-notes §D3.6). */
 #define RSH_TMF_TX_STUCK_MS 2000ull
@@ -46,6 +48,14 @@ struct rsh_tmf_chan {
 	struct rte_ring *tx;   /* user → poll lcore */
 	struct rte_ring *rx;   /* poll lcore → user */
 	struct rsh_tmfifo_chan_stats st;
+	/* Wake-up of the channel's user: an eventfd the poll lcore signals
+	 * after queuing rx data while armed is set. The user sets armed
+	 * (seq_cst) and then looks at the ring once more before it sleeps;
+	 * the poll lcore enqueues, then exchanges armed (seq_cst): one of
+	 * the two sees the other (as rsh_poller_doze/kick). */
+	int efd;               /* -1 when none */
+	uint32_t armed;
+	bool delivered;        /* poll lcore: rx data queued this pass */
 };
 
 /* TX mux state, poll lcore. */
@@ -90,6 +100,9 @@ struct rsh_tmfifo {
 	struct rsh_tmf_rx rx;         /* poll lcore */
 	bool was_booting;             /* poll lcore */
 	bool booting;                 /* poll lcore: net RX is dropped */
+	uint64_t unreach_since;       /* poll lcore, TSC: STS reads bad */
+	bool resync;                  /* poll lcore: the ARM came back */
+	uint32_t gone;                /* poll lcore (release): all-ones */
 	uint64_t blocked_since;       /* poll lcore, TSC; 0 = not blocked */
 	struct rsh_tmf_peer peer;
 	struct rsh_tmfifo_stats st;   /* poll lcore (attach: control path) */

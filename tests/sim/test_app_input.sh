@@ -117,7 +117,8 @@ sleep 0.7
 kill -INT $pid
 wait $pid
 rc=$?
-if [ $rc -eq 130 ] && grep -q "cancelled" "$tmp/err" && grep -q "BOOT_CONTROL restored" "$tmp/err"; then
+if [ $rc -eq 130 ] && grep -q "cancelled" "$tmp/err" &&
+   grep -qE "BOOT_CONTROL restored|device was not changed" "$tmp/err"; then
 	pass ctrl-c
 else
 	fail "ctrl-c: exit $rc: $(cat "$tmp/err")"

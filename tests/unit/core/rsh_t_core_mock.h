@@ -127,7 +127,7 @@ rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 		if (off == m->map.off[RSH_RESET_CONTROL] &&
 		    (v & RSH_RESET_CONTROL__KEY_MASK) == RSH_RESET_CONTROL__KEY) {
 			m->reset_tsc = rte_get_timer_cycles();
-			m->resets++;
+			__atomic_store_n(&m->resets, m->resets + 1, __ATOMIC_RELAXED);
 		}
 	}
 	rsh_t_leave(m);

@@ -248,7 +248,7 @@ test_other_device_not_blocked(void **state)
 	assert_int_equal(rsh_poller_add(e.p, other), 0);
 	op.e = &e;
 	pthread_create(&th, NULL, rsh_t_open_main, &op);
-	while (rsh_t_mock_of(e.dev)->resets == 0)
+	while (__atomic_load_n(&rsh_t_mock_of(e.dev)->resets, __ATOMIC_RELAXED) == 0)
 		rsh_t_sleep_ms(1);
 	for (unsigned int i = 0; i < 50; i++) {
 		assert_int_equal(rsh_dev_reg_write(other, RSH_SCRATCHPAD1, i), 0);
