@@ -74,7 +74,7 @@ rsh_tmfifo_rx_arm(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
 	__atomic_store_n(&t->ch[ch].armed, 1, __ATOMIC_SEQ_CST);
 	if (ch == RSH_TMFIFO_CONSOLE && t->con_rd != NULL)
 		return true;
-	return rte_ring_count(t->ch[ch].rx) > 0;
+	return rsh_ring_count(t->ch[ch].rx) > 0;
 }
 
 /* The rings of a channel, see rsh_tmfifo_api.h. */

@@ -209,10 +209,10 @@ rsh_tmf_tx_pending(const struct rsh_tmfifo *t)
 {
 	unsigned int c;
 
-	if (t->tx.pos < t->tx.len || !rte_ring_empty(t->ctrl))
+	if (t->tx.pos < t->tx.len || rsh_ring_count(t->ctrl) > 0)
 		return true;
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++)
-		if (t->ch[c].tx != NULL && !rte_ring_empty(t->ch[c].tx))
+		if (t->ch[c].tx != NULL && rsh_ring_count(t->ch[c].tx) > 0)
 			return true;
 	return false;
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_ring.h>
+
 #include "rsh_dev_priv.h"
 #include "rsh_tmfifo_api.h"
 #include "rsh_tmfifo_proto.h"
@@ -38,6 +40,21 @@
 _Static_assert(RSH_TMF_MSG_WORDS_MAX <= RSH_TMF_CREDIT_MAX,
 	       "a console chunk fits one empty-FIFO credit");
 _Static_assert(RSH_TMFIFO_CONSOLE_MSG_MAX % 8 == 0, "whole words");
+
+/*
+ * Entries in a ring, read with atomic loads of the two tails: the same
+ * value as rte_ring_count(), whose plain loads of fields another thread
+ * writes atomically are a data race to ThreadSanitizer.
+ */
+static inline unsigned int
+rsh_ring_count(const struct rte_ring *r)
+{
+	uint32_t prod = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
+	uint32_t cons = __atomic_load_n(&r->cons.tail, __ATOMIC_ACQUIRE);
+	uint32_t n = (prod - cons) & r->mask;
+
+	return n > r->capacity ? r->capacity : n;
+}
 
 /* Single-writer counter update (poll lcore or one user thread). */
 #define RSH_TMF_ADD(f, n) \
