@@ -39,6 +39,12 @@
 #define RSH_POLL_OVERSLEEP_INIT_NS 20000ull
 /* First back-off step once the idle spin period is over. */
 #define RSH_POLL_BACKOFF_START_NS 10000ull
+/*
+ * Idle ceiling while a device has TM FIFO channels: the host has no
+ * interrupt for data the DPU sends (hardware-notes §4.9), so this gap
+ * between two status reads bounds the latency of DPU-initiated traffic.
+ */
+#define RSH_POLL_TMFIFO_CEILING_NS 300000ull
 
 /*
  * A poller. devs and n_devs belong to the loop while it runs (changed by
@@ -76,6 +82,9 @@ struct rsh_poller {
 	/* 1 while the loop dozes in an idle back-off (futex word): the loop
 	 * sets it, a user that queued data clears it and wakes the loop. */
 	uint32_t dozing;
+	bool has_tmfifo;             /* loop: a device has TM FIFO channels */
+	uint64_t last_pass;          /* loop: TSC of the previous pass */
+	struct rsh_poller_stats st;  /* loop writes (relaxed), any reads */
 };
 
 /* Defaults of the poll policy. */
@@ -280,17 +289,46 @@ rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	return work;
 }
 
+/* Account the gap since the previous pass (single writer: the loop). */
+static void
+rsh_poller_note_pass(struct rsh_poller *p, uint64_t now)
+{
+	uint64_t gap = p->last_pass != 0 ? rsh_cyc_ns(now - p->last_pass) : 0;
+
+	p->last_pass = now;
+	__atomic_store_n(&p->st.last_pass_tsc, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->st.passes, p->st.passes + 1, __ATOMIC_RELAXED);
+	if (gap > p->st.gap_max_ns)
+		__atomic_store_n(&p->st.gap_max_ns, gap, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->st.gap_sum_ns, p->st.gap_sum_ns + gap, __ATOMIC_RELAXED);
+}
+
 /* One pass: commands, then every device; lowers *sleep_ns. */
 static unsigned int
 rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 {
 	uint64_t now = rte_get_timer_cycles();
 	unsigned int i, work;
+	bool tmf = false;
 
+	rsh_poller_note_pass(p, now);
 	work = rsh_poller_cmds(p, now, sleep_ns);
-	for (i = 0; i < p->n_devs; i++)
+	for (i = 0; i < p->n_devs; i++) {
 		work += rsh_poller_dev(p->devs[i], now, sleep_ns);
+		tmf |= p->devs[i]->tmfifo != NULL;
+	}
+	p->has_tmfifo = tmf;
 	return work;
+}
+
+/* Pass counters of the loop (any thread, relaxed loads). */
+void
+rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st)
+{
+	st->passes = __atomic_load_n(&p->st.passes, __ATOMIC_RELAXED);
+	st->gap_max_ns = __atomic_load_n(&p->st.gap_max_ns, __ATOMIC_RELAXED);
+	st->gap_sum_ns = __atomic_load_n(&p->st.gap_sum_ns, __ATOMIC_RELAXED);
+	st->last_pass_tsc = __atomic_load_n(&p->st.last_pass_tsc, __ATOMIC_RELAXED);
 }
 
 /* Run one pass from the caller's thread (tests drive the engine so). */
@@ -372,6 +410,9 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 {
 	uint64_t now = rte_get_timer_cycles();
 	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
+
+	if (p->has_tmfifo)
+		ceiling = RTE_MIN(ceiling, RSH_POLL_TMFIFO_CEILING_NS);
 
 	if (p->idle_since == 0)
 		p->idle_since = now;
