@@ -203,7 +203,7 @@ rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 		rc = rsh_boot_status(b);
 		if (rc < 0)
 			return rc;
-		if (__atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE))
+		if (rsh_boot_cancelled(b))
 			return -ECANCELED;
 		nap = nap == 0 ? rsh_boot_chunk_us(b) : RTE_MIN(nap * 2, 5000u);
 		rsh_boot_ctl_sleep_us(nap);
@@ -328,7 +328,7 @@ rsh_boot_write_fd(struct rsh_boot *b, int fd, size_t max)
 			return rc;
 		n = read(fd, dst, RTE_MIN(room, max - done));
 		if (n < 0 && errno == EINTR) {
-			if (__atomic_load_n(&b->cancel, __ATOMIC_RELAXED))
+			if (rsh_boot_cancelled(b))
 				return -ECANCELED;
 			continue;
 		}

@@ -298,7 +298,7 @@ rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 
 	if (b == NULL)
 		return 0;
-	if (__atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE))
+	if (rsh_boot_cancelled(b))
 		return rsh_boot_finish(b, now, -ECANCELED);
 	if (b->cur == NULL) {
 		/* Read closing first: every chunk queued before it is visible. */

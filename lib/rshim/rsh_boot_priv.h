@@ -100,6 +100,19 @@ struct rsh_boot {
 	uint64_t ref_next;             /* reference policy: sleep until */
 };
 
+/*
+ * True when the push was cancelled: rsh_boot_cancel(), or the caller's
+ * flag of rsh_boot_opts (a signal handler sets it), so a Ctrl-C during a
+ * DPU stall is seen by both sides at once.
+ */
+static inline bool
+rsh_boot_cancelled(const struct rsh_boot *b)
+{
+	return __atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE) ||
+	       (b->opts.cancel_flag != NULL &&
+		__atomic_load_n(b->opts.cancel_flag, __ATOMIC_RELAXED));
+}
+
 /* Open sequence and restore, commands (rsh_boot_open.c). */
 int rsh_boot_open_cmd(struct rsh_boot *b);
 int rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value);

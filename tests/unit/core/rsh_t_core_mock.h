@@ -22,7 +22,7 @@
 #include "rsh_backend.h"
 #include "rsh_dev_priv.h"
 
-#define RSH_T_LOG 64u
+#define RSH_T_LOG 1024u
 
 /* Behaviour after the reset key is written. */
 enum rsh_t_after_reset {
