@@ -40,8 +40,11 @@ if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	# Suppressions (tests/tsan.supp) only name frames inside DPDK's compiled
 	# libraries. Not run here: app-input and app-pci (command-line and
 	# exit-code checks, ~40 app start-ups each: over 3 minutes under TSan;
-	# the same threads run in boot-e2e, console-tty and hw-on-sim) and
-	# tmfifo-e2e (root, network namespaces, iperf-size transfers).
+	# the same threads run in boot-e2e and hw-on-sim), console-tty (gives
+	# the app 10 s to reach raw mode; an instrumented EAL start takes
+	# longer), sim_boot (checks the emulator's drain rate against the wall
+	# clock, which instrumentation slows) and tmfifo-e2e (root, network
+	# namespaces, iperf-size transfers).
 	echo "test.sh: ThreadSanitizer build (./build-tsan, clang, -Db_sanitize=thread)"
 	if [ ! -f build-tsan/build.ninja ]; then
 		CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
@@ -53,7 +56,7 @@ if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 		--num-processes 2 --timeout-multiplier 4 \
 		$(meson test -C build-tsan --list 2>/dev/null |
 		sed -n 's/^rshim-pmd:\(unit\|sim\) \/ //p' |
-		grep -vxE 'app-input|app-pci|tmfifo-e2e')
+		grep -vxE 'app-input|app-pci|console-tty|sim_boot|tmfifo-e2e')
 fi
 if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	echo "test.sh: fuzz targets (./build-fuzz, clang libFuzzer + ASan/UBSan)"

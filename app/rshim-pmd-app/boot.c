@@ -66,6 +66,7 @@ struct rsh_app_progress {
 	uint64_t total;
 	uint64_t start_ns;
 	uint64_t last_ns;
+	struct rsh_dev *dev;  /* --console: shown during the push */
 };
 
 /* Draw the bar (TTY) or a plain line (pipe), rate-limited. */
@@ -100,6 +101,22 @@ rsh_app_progress(struct rsh_app_progress *pr, struct rsh_boot *b, bool force)
 			mib, pr->total / 1048576.0, rate);
 }
 
+/*
+ * With --console the DPU console is shown while the boot streams (the
+ * poll lcore keeps reading it during a push): copy what arrived to stdout.
+ */
+static void
+rsh_app_boot_console(struct rsh_dev *dev)
+{
+	char buf[4096];
+	size_t n;
+
+	while ((n = rsh_tmfifo_console_read(dev, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	fflush(stdout);
+}
+
 /* Feed the file into the push while showing progress. */
 static int
 rsh_app_feed(struct rsh_app_progress *pr, struct rsh_boot *b, int fd)
@@ -112,6 +129,8 @@ rsh_app_feed(struct rsh_app_progress *pr, struct rsh_boot *b, int fd)
 		n = rsh_boot_write_fd(b, fd, RSH_APP_READ_STEP);
 		if (n < 0)
 			return (int)n;
+		if (pr->dev != NULL)
+			rsh_app_boot_console(pr->dev);
 		rsh_app_progress(pr, b, false);
 		if (n == 0)
 			break;
@@ -122,6 +141,8 @@ rsh_app_feed(struct rsh_app_progress *pr, struct rsh_boot *b, int fd)
 
 		if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
 			return -ECANCELED;
+		if (pr->dev != NULL)
+			rsh_app_boot_console(pr->dev);
 		rsh_app_progress(pr, b, false);
 		nanosleep(&ts, NULL);
 	}
@@ -175,8 +196,19 @@ rsh_app_push_boot(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p
 		fprintf(stderr, "rshim-pmd-app: %s: %s, resetting the ARM and pushing %s (%.1f MiB)\n",
 			rsh_dev_name(dev), rsh_gen_name(rsh_dev_gen(dev)),
 			app->push_file, pr.total / 1048576.0);
+	if (app->console) {
+		struct rsh_tmfifo_opts o;
+
+		/* The console during the push; the channel loop reattaches. */
+		rsh_tmfifo_opts_default(&o);
+		o.net = false;
+		if (rsh_tmfifo_attach(dev, &o) == 0)
+			pr.dev = dev;
+	}
 	rc = rsh_boot_open(dev, p, &app->boot, &b);
 	if (rc < 0) {
+		if (pr.dev != NULL)
+			rsh_tmfifo_detach(dev);
 		close(fd);
 		rsh_app_err("%s", rsh_last_error());
 		return rc == -ECANCELED ? RSH_EXIT_CANCEL : rsh_app_exit_code(rc) == RSH_EXIT_GONE ?
@@ -191,6 +223,10 @@ rsh_app_push_boot(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p
 	if (pr.enabled && pr.tty)
 		fputc('\n', stderr);
 	rc2 = rsh_boot_close(b, &st);
+	if (pr.dev != NULL) {
+		rsh_app_boot_console(dev);
+		rsh_tmfifo_detach(dev);
+	}
 	if (rc == 0 || rc == -ECANCELED)
 		rc = rc2 < 0 ? rc2 : rc;
 	if (rc < 0) {
