@@ -4,7 +4,8 @@
  * mlx-mkbfb). Images are streamed to the output in two passes (CRC, then
  * copy), so a 256 MiB image is never held in memory.
  *
- * Format: reference/dpu-side-tmfifo.md §6.3-§6.6 (via lib/bfb/rsh_bfb.h).
+ * Format: hardware-notes §D6.3-§D6.6 (via lib/bfb/rsh_bfb.h); mlx-mkbfb in
+ * rshim-user-space is the public tool it follows.
  */
 #include <endian.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "rsh_bfb.h"
+#include "rsh_parse.h"
 
 #define RSH_MK_CHUNK (1u << 20)
 #define RSH_MK_MAX_IMAGES 256
@@ -28,6 +30,7 @@
 /* One image of the output: data from a file or from a seeded generator. */
 struct rsh_mk_img {
 	uint8_t id;
+	uint8_t ver;       /**< image version (NAME-vN), 0 by default */
 	const char *path;  /**< file, or NULL for --random */
 	uint64_t size;     /**< --random: bytes to generate */
 	uint64_t seed;     /**< --random: generator seed */
@@ -61,27 +64,34 @@ static const char rsh_mk_help[] =
 "Build a BlueField boot stream (BFB) from images, in the order given, or\n"
 "validate and list one.\n"
 "\n"
-"  -i, --image ID|NAME:FILE     add an image whose data is FILE\n"
+"  -i, --image ID|NAME[-vN]:FILE  add an image whose data is FILE; -vN sets\n"
+"                               its version (0-15, as mlx-mkbfb's NAME-vN)\n"
 "  -r, --random ID|NAME:SIZE[:SEED]\n"
 "                               add an image of SIZE bytes of deterministic\n"
-"                               pseudo-random data (SIZE takes K, M, G suffixes,\n"
-"                               powers of 1024; SEED defaults to the image id)\n"
+"                               pseudo-random data (SIZE: 4096, 64K, 1.5M,\n"
+"                               2MiB; K/M/G are powers of 1024, KB/MB/GB of\n"
+"                               1000; below 4 GiB; SEED defaults to the image id)\n"
 "  -a, --append FILE            append FILE after the last image as trailing\n"
 "                               bytes (as bfb-install appends bf.cfg, rootfs)\n"
 "  -l, --list FILE              validate FILE; print index, offset, id, name,\n"
-"                               version, length and CRC of every image and the\n"
-"                               trailing bytes; exit 1 with the reason if invalid\n"
+"                               current and next version, length and CRC of\n"
+"                               every image, the trailing bytes, and warnings\n"
+"                               (a repeated id+version); exit 1 with the\n"
+"                               reason if invalid. Concatenated BFBs and\n"
+"                               bf.cfg/rootfs trailers are valid (as mlx-mkbfb -c)\n"
 "  -h, --help                   show this help\n"
 "\n"
 "IDs are numbers 0..63 or names from the mlx-mkbfb table: bl2 (1), bl31 (3),\n"
 "bl33 (5), capsule (52), ramdisk (54), image (62, kernel), initramfs (63), ...\n"
-"Headers are minor version 2, 3 words; following-image bitmaps and CRC-32s\n"
-"are computed. The output is validated after it is written.\n"
+"Headers are minor version 2, 3 words; following-image bitmaps, next-image\n"
+"versions and CRC-32s are computed. The output is validated after it is\n"
+"written.\n"
 "\n"
 "Examples:\n"
 "  rshim-mkbfb --image bl2:bl2.bin --image bl31:bl31.bin --image bl33:uefi.fd \\\n"
 "              --image image:Image --image initramfs:initrd.img boot.bfb\n"
 "  rshim-mkbfb --random bl2:64K:1 --random image:8M:7 --append bf.cfg demo.bfb\n"
+"  rshim-mkbfb --image bl2-v1:bl2.bin --image image-v2:Image boot.bfb\n"
 "  rshim-mkbfb --list demo.bfb\n"
 "\n"
 "Exit status: 0 success, 1 invalid BFB or I/O error, 2 bad arguments.\n";
@@ -114,24 +124,11 @@ rsh_mk_fail(const char *fmt, ...)
 	return RSH_MK_EXIT_FAIL;
 }
 
-/* Parse an unsigned number, decimal or 0x hex (never octal); sets *end. */
-static int
-rsh_mk_parse_u64(const char *s, uint64_t *v, char **end)
-{
-	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	*v = strtoull(s, end, hex ? 16 : 10);
-	return errno ? -errno : 0;
-}
-
 /* Parse "ID" or "NAME" (the first n chars of s) into an image id < 64. */
 static int
 rsh_mk_parse_id(const char *s, size_t n, uint8_t *id)
 {
-	char name[64], *end;
+	char name[64];
 	uint64_t v;
 	int r;
 
@@ -139,7 +136,7 @@ rsh_mk_parse_id(const char *s, size_t n, uint8_t *id)
 		return -EINVAL;
 	memcpy(name, s, n);
 	name[n] = '\0';
-	if (rsh_mk_parse_u64(name, &v, &end) == 0 && *end == '\0' && v < 64) {
+	if (rsh_parse_uint(name, 0, 63, &v) == 0) {
 		*id = (uint8_t)v;
 		return 0;
 	}
@@ -150,27 +147,32 @@ rsh_mk_parse_id(const char *s, size_t n, uint8_t *id)
 	return 0;
 }
 
-/* Parse SIZE with an optional K/M/G suffix; at most UINT32_MAX. */
+/* Parse SIZE (lib/util grammar); below 4 GiB. */
 static int
 rsh_mk_parse_size(const char *s, uint64_t *v)
 {
-	char *end;
-	unsigned int shift = 0;
+	return rsh_parse_size(s, 0, UINT32_MAX, v) < 0 ? -EINVAL : 0;
+}
 
-	if (rsh_mk_parse_u64(s, v, &end) < 0)
+/* Split a trailing "-vN" (0-15) off an image id of n chars; *n shrinks. */
+static int
+rsh_mk_parse_ver(const char *s, size_t *n, uint8_t *ver)
+{
+	const char *dash = memrchr(s, '-', *n);
+	char num[8];
+	uint64_t v;
+
+	*ver = 0;
+	if (dash == NULL || dash[1] != 'v' || (size_t)(s + *n - dash) > sizeof(num) ||
+	    s + *n - dash < 3)
+		return 0;
+	memcpy(num, dash + 2, (size_t)(s + *n - dash - 2));
+	num[s + *n - dash - 2] = '\0';
+	if (rsh_parse_uint(num, 0, 15, &v) < 0)
 		return -EINVAL;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end != '\0' || *v > (UINT32_MAX >> shift))
-		return -EINVAL;
-	*v <<= shift;
-	return *v <= UINT32_MAX ? 0 : -EINVAL;
+	*ver = (uint8_t)v;
+	*n = (size_t)(dash - s);
+	return 0;
 }
 
 /* Parse "ID|NAME:FILE" (--image). */
@@ -181,8 +183,11 @@ rsh_mk_parse_image(const char *arg, struct rsh_mk_img *img)
 
 	if (colon == NULL || colon[1] == '\0')
 		return rsh_mk_bad("--image %s: expected ID|NAME:FILE", arg);
-	if (rsh_mk_parse_id(arg, (size_t)(colon - arg), &img->id) < 0)
-		return rsh_mk_bad("--image %s: unknown image id or name", arg);
+	size_t n = (size_t)(colon - arg);
+
+	if (rsh_mk_parse_ver(arg, &n, &img->ver) < 0 ||
+	    rsh_mk_parse_id(arg, n, &img->id) < 0)
+		return rsh_mk_bad("--image %s: unknown image id or name, or a bad -vN (0-15)", arg);
 	img->path = colon + 1;
 	return 0;
 }
@@ -192,21 +197,24 @@ static int
 rsh_mk_parse_random(const char *arg, struct rsh_mk_img *img)
 {
 	const char *colon = strchr(arg, ':');
-	char sz[32], *seed, *end;
+	char sz[32], *seed;
 
 	if (colon == NULL || strlen(colon + 1) >= sizeof(sz))
 		return rsh_mk_bad("--random %s: expected ID|NAME:SIZE[:SEED]", arg);
-	if (rsh_mk_parse_id(arg, (size_t)(colon - arg), &img->id) < 0)
-		return rsh_mk_bad("--random %s: unknown image id or name", arg);
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+
+	if (colon == NULL || rsh_mk_parse_ver(arg, &n, &img->ver) < 0 ||
+	    rsh_mk_parse_id(arg, n, &img->id) < 0)
+		return rsh_mk_bad("--random %s: unknown image id or name, or a bad -vN (0-15)", arg);
 	strcpy(sz, colon + 1);
 	seed = strchr(sz, ':');
 	if (seed)
 		*seed++ = '\0';
 	if (rsh_mk_parse_size(sz, &img->size) < 0)
-		return rsh_mk_bad("--random %s: bad SIZE '%s' (bytes, K, M or G, "
-				  "below 4G)", arg, sz);
+		return rsh_mk_bad("--random %s: bad SIZE '%s' (%s, below 4 GiB)",
+				  arg, sz, RSH_PARSE_HINT_SIZE);
 	img->seed = img->id;
-	if (seed && (rsh_mk_parse_u64(seed, &img->seed, &end) < 0 || *end))
+	if (seed && rsh_parse_uint(seed, 0, UINT64_MAX, &img->seed) < 0)
 		return rsh_mk_bad("--random %s: bad SEED '%s'", arg, seed);
 	img->path = NULL;
 	return 0;
@@ -382,11 +390,12 @@ rsh_mk_write(int fd, const void *buf, size_t n, const char *out)
 /* Write a header for img (minor 2, 3 words) with the given bitmap. */
 static int
 rsh_mk_write_hdr(int fd, const struct rsh_mk_img *img, uint64_t following,
-		 const char *out)
+		 uint8_t next_ver, const char *out)
 {
 	struct rsh_bfb_hdr h = {
 		.magic = RSH_BFB_MAGIC, .major = RSH_BFB_MAJOR,
 		.minor = RSH_BFB_MINOR_MAX, .hdr_words = RSH_BFB_HDR_WORDS,
+		.next_ver = next_ver, .cur_ver = img->ver,
 		.id = img->id, .image_len = img->len, .crc = img->crc,
 		.following = following,
 	};
@@ -402,14 +411,14 @@ rsh_mk_write_hdr(int fd, const struct rsh_mk_img *img, uint64_t following,
 /* Pass 2: header, data and padding of one image. */
 static int
 rsh_mk_emit_image(int fd, const struct rsh_mk_img *img, uint64_t following,
-		  uint8_t *buf, const char *out)
+		  uint8_t next_ver, uint8_t *buf, const char *out)
 {
 	static const uint8_t zeros[8];
 	struct rsh_mk_rd rd;
 	ssize_t r = 0;
 	int rc;
 
-	rc = rsh_mk_write_hdr(fd, img, following, out);
+	rc = rsh_mk_write_hdr(fd, img, following, next_ver, out);
 	if (rc == 0)
 		rc = rsh_mk_rd_open(&rd, img);
 	if (rc != 0)
@@ -458,7 +467,9 @@ rsh_mk_emit_all(struct rsh_mk_opts *o, int fd, uint8_t *buf, const char *out)
 	for (i = 0; rc == 0 && i < o->n_imgs; i++) {
 		rc = rsh_mk_image_crc(&o->imgs[i], buf);
 		if (rc == 0)
-			rc = rsh_mk_emit_image(fd, &o->imgs[i], following[i], buf, out);
+			rc = rsh_mk_emit_image(fd, &o->imgs[i], following[i],
+					       i + 1 < o->n_imgs ? o->imgs[i + 1].ver : 0,
+					       buf, out);
 	}
 	for (i = 0; rc == 0 && i < o->n_appends; i++)
 		rc = rsh_mk_append(fd, o->appends[i], buf, out);
@@ -508,8 +519,8 @@ rsh_mk_print_images(int fd, const struct rsh_bfb_result *res, const char *path)
 	unsigned int i, k;
 	const char *name;
 
-	printf("%5s  %-12s %3s  %-16s %3s  %10s  %-10s\n", "index", "offset",
-	       "id", "name", "ver", "length", "crc");
+	printf("%5s  %-12s %3s  %-16s %3s  %4s  %10s  %-10s\n", "index", "offset",
+	       "id", "name", "ver", "next", "length", "crc");
 	for (i = 0; i < res->n_images; i++) {
 		if (pread(fd, w, sizeof(w), (off_t)off) != (ssize_t)sizeof(w))
 			return rsh_mk_fail("%s: re-read failed", path);
@@ -517,14 +528,19 @@ rsh_mk_print_images(int fd, const struct rsh_bfb_result *res, const char *path)
 			w[k] = le64toh(w[k]);
 		rsh_bfb_hdr_decode(w, &h);
 		name = rsh_bfb_id_name(h.id);
-		printf("%5u  0x%010" PRIx64 " %3u  %-16s %3u  %10" PRIu32
+		printf("%5u  0x%010" PRIx64 " %3u  %-16s %3u  %4u  %10" PRIu32
 		       "  0x%08" PRIx32 "\n", i, off, h.id, name ? name : "-",
-		       h.cur_ver, h.image_len, h.crc);
+		       h.cur_ver, h.next_ver, h.image_len, h.crc);
 		off += (uint64_t)h.hdr_words * 8 + h.image_len +
 		       rsh_bfb_pad(h.image_len);
 	}
 	printf("trailing bytes: %" PRIu64 " at offset 0x%" PRIx64 "\n",
 	       res->trailing_bytes, res->images_end);
+	if (res->n_bfbs > 1)
+		printf("concatenation of %u BFBs\n", res->n_bfbs);
+	if (res->n_warnings > 0)
+		fprintf(stderr, "rshim-mkbfb: %s: warning: %s%s\n", path, res->warn,
+			res->n_warnings > 1 ? " (and more repeats)" : "");
 	return 0;
 }
 

@@ -12,6 +12,27 @@
 #include "rsh.h"
 
 struct rte_mbuf;
+struct option;
+struct rsh_app;
+
+/*
+ * Options and a mode contributed by another file of the app (ctl.c): it
+ * defines `const struct rsh_app_optset rsh_app_ctl_optset`; without it the
+ * weak reference is NULL and nothing is added. Option values start at
+ * RSH_APP_OPT_EXT_BASE.
+ */
+#define RSH_APP_OPT_EXT_BASE 512
+struct rsh_app_optset {
+	const struct option *longopts;  /* NULL-terminated getopt_long table */
+	const char *usage;              /* a --help section, ends with "\n\n" */
+	/* Apply one option: 0, -EINVAL bad value, -ERANGE out of range. */
+	int (*apply)(struct rsh_app *app, int c, const char *arg);
+	/* The option that asked for this file's mode, or NULL: no mode. */
+	const char *(*mode)(const struct rsh_app *app);
+	/* Run the mode on an opened device with a running poller; exit code. */
+	int (*run)(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p);
+};
+extern const struct rsh_app_optset rsh_app_ctl_optset __attribute__((weak));
 
 /* Exit codes (documented in --help). */
 enum rsh_app_exit {
@@ -25,6 +46,7 @@ enum rsh_app_exit {
 	RSH_EXIT_DPU_ERR = 7,   /* the DPU's boot log reported an error */
 	RSH_EXIT_EAL = 8,       /* DPDK EAL initialisation failed */
 	RSH_EXIT_NET = 9,       /* host network interface (TAP, ethdev) failed */
+	RSH_EXIT_NO_COMPLETION = 10, /* the boot log showed no completion line */
 	RSH_EXIT_CANCEL = 130,  /* interrupted (Ctrl-C) */
 };
 
@@ -37,8 +59,12 @@ struct rsh_app {
 	const char *bench;
 	bool list;
 	bool list_sim;
+	bool doctor;
 	bool force;
 	bool quiet;
+	bool json;                 /* --json: one document on stdout */
+	const char *config_file;   /* --config: appended after the stream */
+	const char *rootfs_file;   /* --rootfs: appended after the config */
 	int progress;              /* -1 auto (TTY), 0 off, 1 on */
 	double log_wait_s;
 	bool no_log;
@@ -146,14 +172,45 @@ void rsh_app_tmfifo_stats(FILE *f, struct rsh_dev *dev);
 /* Monotonic nanoseconds. */
 uint64_t rsh_app_ns(void);
 
-/* Print the device's scratch-log lines, waiting up to wait_s for a
- * terminal line ("DPU is ready", an ERR...). Returns an exit code. */
-int rsh_app_show_log(struct rsh_app *app, struct rsh_dev *dev, double wait_s);
+/* Following the boot log after a push (bootlog.c). Main thread. */
+struct rsh_json;
+struct rsh_app_bootlog {
+	bool waited;               /* the log was followed */
+	const char *completion;    /* the completion line seen, or NULL */
+	const char *result;        /* "completed", "dpu-error", "no-completion"... */
+	bool err_seen;             /* an ERR/ASSERT/crash record or CRITICAL ERROR */
+	char (*lines)[160];        /* lines kept for --json */
+	unsigned int n;
+};
+void rsh_app_bootlog_init(struct rsh_app_bootlog *lg);
+void rsh_app_bootlog_free(struct rsh_app_bootlog *lg);
+/* Print (or keep, with --json) the log until the boot completes; exit code. */
+int rsh_app_bootlog_wait(struct rsh_app *app, struct rsh_dev *dev, double wait_s,
+			 struct rsh_app_bootlog *lg);
+void rsh_app_bootlog_json(struct rsh_json *j, const struct rsh_app_bootlog *lg);
 
-/* Parse "10", "1.5s", "200ms" style durations into milliseconds. */
-int rsh_app_parse_ms(const char *s, uint64_t *ms);
+/* --doctor (doctor.c): check each layer; exit code of the first failure. */
+int rsh_app_doctor(struct rsh_app *app, int eal_argc, char **eal_argv);
 
-/* Parse "256M", "1G", "4096" sizes (powers of 1024) into bytes. */
-int rsh_app_parse_size(const char *s, uint64_t *bytes);
+/* --list helpers (list.c): kernel driver of a scanned function ("-" when
+ * emulated); whether rshim-pmd can use it, else why and the fixing command. */
+void rsh_app_dev_kdrv(const struct rsh_dev_info *d, char *buf, size_t len);
+bool rsh_app_dev_usable(const struct rsh_dev_info *d, char *why, size_t wlen,
+			char *fix, size_t flen);
+
+/* The last line rsh_app_err() printed (for --json "error"). */
+extern char rsh_app_last_err[256];
+
+/* Parse the app's part of the command line (opts.c); -1: exit with *code. */
+int rsh_app_parse(struct rsh_app *app, int argc, char **argv, int *code);
+
+/* Start EAL: our defaults merged with the user's arguments (eal.c). */
+int rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv);
+
+/* rshim-pmd service (via_service.c): --device rshimN pushes through the
+ * service's boot node; a device the service holds is refused. */
+int rsh_app_via_service_node(const struct rsh_app *app, char *node, size_t size);
+int rsh_app_push_via_service(struct rsh_app *app, const char *node);
+int rsh_app_service_check(const char *devstr);
 
 #endif /* RSH_APP_H */

@@ -1,229 +1,219 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * --bench boot: push a generated stream to the emulator at several drain
- * rates, with rshim-pmd's policy and with the reference daemon's (§3.3),
- * in one run, and print one table.
+ * --bench boot: push a generated stream to emulated BlueField-1, -2 and -3
+ * at several drain rates, with rshim-pmd's policy and with the reference
+ * daemon's (modelled on its code, bench_ref.c), side by side in one run,
+ * the MMIO cost model on; print one table (or JSON with --json).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
-#include "app.h"
-#include "rsh_bfb.h"
+#include "bench.h"
 
-#define RSH_BENCH_PATTERN (4u << 20)
-#define RSH_BENCH_STEP (1u << 20)
+#define RSH_BENCH_RD_NS 1000u /* the emulator's cost defaults (rsh_sim_cost.c) */
+#define RSH_BENCH_WR_NS 100u
 
-/* One configuration's result. */
-struct rsh_bench_row {
-	double drain;      /* bytes/s, 0 = unlimited */
-	enum rsh_boot_policy policy;
-	double mib_s;
-	double reads_mib, writes_mib;
-	double cpu_s, wall_s;
-	int rc;
-};
-
-/* Process CPU seconds (all threads: main, poll lcore, emulator). */
+/* Per-MiB figure of a row. */
 static double
-rsh_bench_cpu(void)
+rsh_bench_per_mib(const struct rsh_bench_res *r, double v)
 {
-	struct rusage ru;
+	double mib = r->bytes / 1048576.0;
 
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return mib > 0 ? v / mib : 0;
 }
 
-/* Monotonic seconds. */
+/* MiB/s of a row (silicon time). */
 static double
-rsh_bench_now(void)
+rsh_bench_mib_s(const struct rsh_bench_res *r)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return r->time_s > 0 ? r->bytes / 1048576.0 / r->time_s : 0;
 }
 
-/* A valid BFB (small images) at the start of a pseudo-random pattern. */
-static uint8_t *
-rsh_bench_pattern(void)
+/* The rate a row can reach at best: the drain, or the one-core ceiling. */
+static double
+rsh_bench_limit(const struct rsh_bench_cfg *c)
 {
-	uint8_t *buf = malloc(RSH_BENCH_PATTERN);
-	static uint8_t img[3][64 * 1024];
-	struct rsh_bfb_wimage w[3] = {
-		{ .id = 1, .data = img[0], .len = sizeof(img[0]) },
-		{ .id = 62, .data = img[1], .len = sizeof(img[1]) },
-		{ .id = 63, .data = img[2], .len = sizeof(img[2]) - 3 },
-	};
-	uint64_t x = 0x9E3779B97F4A7C15ull;
+	double ceil = c->cost ? rsh_bench_ceiling(c->gen, RSH_BENCH_RD_NS,
+						  RSH_BENCH_WR_NS) * 1048576.0 : 0;
 
-	if (buf == NULL)
-		return NULL;
-	for (size_t i = 0; i < RSH_BENCH_PATTERN; i += 8) {
-		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-		memcpy(buf + i, &x, 8);
-	}
-	memcpy(img, buf, sizeof(img));
-	if (rsh_bfb_write(w, 3, buf, RSH_BENCH_PATTERN) < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	if (c->drain > 0 && (ceil == 0 || c->drain < ceil))
+		return c->drain;
+	return ceil;
 }
 
-/* Feed size bytes of the pattern, stopping at the time budget. */
-static int
-rsh_bench_feed(struct rsh_boot *b, const uint8_t *pat, uint64_t size, double until)
-{
-	uint64_t off = 0;
-	int rc;
-
-	while (off < size) {
-		uint64_t n = size - off < RSH_BENCH_STEP ? size - off : RSH_BENCH_STEP;
-
-		if (rsh_bench_now() > until || __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
-			return -ECANCELED;
-		rc = rsh_boot_write(b, pat + off % RSH_BENCH_PATTERN, n);
-		if (rc < 0)
-			return rc;
-		off += n;
-	}
-	rsh_boot_end_input(b);
-	while (rsh_boot_state(b) == 0) {
-		struct timespec ts = { 0, 1000000 };
-
-		if (rsh_bench_now() > until)
-			return -ECANCELED;
-		nanosleep(&ts, NULL);
-	}
-	return 0;
-}
-
-/* Run one configuration on a fresh emulated BlueField-3. */
+/* "% of limit" text: of drain, of the MMIO ceiling, or "-". */
 static void
-rsh_bench_one(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_row *row)
+rsh_bench_pct(const struct rsh_bench_res *r, char *buf, size_t len)
 {
-	struct rsh_boot_opts bo = app->boot;
-	struct rsh_poller *p = NULL;
-	struct rsh_dev *dev = NULL;
-	struct rsh_boot_stats st;
-	struct rsh_boot *b;
-	char devstr[96];
-	uint64_t size = app->bench_max_bytes;
-	double t0, c0, mib;
+	double lim = rsh_bench_limit(&r->cfg);
 
-	if (row->drain > 0 && row->drain * app->bench_seconds < size)
-		size = (uint64_t)(row->drain * app->bench_seconds) & ~7ull;
-	snprintf(devstr, sizeof(devstr), row->drain > 0 ? "sim:bf3,drain=%.0f" : "sim:bf3",
-		 row->drain);
-	bo.policy = row->policy;
-	bo.reset_delay_ms = -1;
-	row->rc = rsh_dev_open(devstr, NULL, &dev);
-	if (row->rc == 0)
-		row->rc = rsh_poller_create(&app->poll, &p);
-	if (row->rc == 0)
-		row->rc = rsh_poller_add(p, dev);
-	if (row->rc == 0)
-		row->rc = rsh_poller_start(p);
-	if (row->rc == 0)
-		row->rc = rsh_boot_open(dev, p, &bo, &b);
-	if (row->rc < 0) {
-		rsh_app_err("bench %s: %s", devstr, rsh_last_error());
-		goto out;
-	}
-	t0 = rsh_bench_now();
-	c0 = rsh_bench_cpu();
-	row->rc = rsh_bench_feed(b, pat, size, t0 + app->bench_seconds * 1.5);
-	if (row->rc < 0)
-		rsh_boot_cancel(b);
-	rsh_boot_close(b, &st);
-	row->wall_s = st.elapsed_ns / 1e9;
-	row->cpu_s = rsh_bench_cpu() - c0;
-	mib = st.bytes_pushed / 1048576.0;
-	row->mib_s = row->wall_s > 0 ? mib / row->wall_s : 0;
-	row->reads_mib = mib > 0 ? st.mmio.reads / mib : 0;
-	row->writes_mib = mib > 0 ? st.mmio.writes / mib : 0;
-	if (row->rc == -ECANCELED)
-		row->rc = 0; /* the time budget ended a slow configuration */
-out:
-	rsh_poller_destroy(p);
-	rsh_dev_close(dev);
+	if (lim <= 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%% %s", 100.0 * rsh_bench_mib_s(r) * 1048576.0 / lim,
+			 r->cfg.drain > 0 && r->cfg.drain <= lim ? "drn" : "ceil");
 }
 
-/* Print the table. */
+/* "unlimited", "20 MB/s" */
 static void
-rsh_bench_print(const struct rsh_bench_row *rows, unsigned int n)
+rsh_bench_drain_name(double drain, char *buf, size_t len)
 {
-	printf("\nboot FIFO push, emulated BlueField-3 (sim:bf3), one run\n");
-	printf("%-10s %-10s %10s %9s %10s %11s %7s %8s\n", "drain", "policy",
-	       "MiB/s", "of drain", "reads/MiB", "writes/MiB", "CPU s", "CPU %");
+	if (drain > 0)
+		snprintf(buf, len, "%g MB/s", drain / 1e6);
+	else
+		snprintf(buf, len, "unlimited");
+}
+
+/* One table line. */
+static void
+rsh_bench_line(const struct rsh_bench_res *r)
+{
+	char drain[32], pct[32];
+
+	rsh_bench_drain_name(r->cfg.drain, drain, sizeof(drain));
+	rsh_bench_pct(r, pct, sizeof(pct));
+	printf("%-4s %-10s %-10s %9.1f %11s %10.1f %12.0f %11.1f%s%s\n", r->cfg.gen,
+	       drain, r->cfg.pol == RSH_BENCH_PMD ? "rshim-pmd" : "reference",
+	       rsh_bench_mib_s(r), pct, rsh_bench_per_mib(r, r->reads),
+	       rsh_bench_per_mib(r, r->host_cpu_s * 1e6),
+	       rsh_bench_per_mib(r, r->wakeups),
+	       r->cfg.cost ? "" : "  emulator CPU, not hardware",
+	       r->rc < 0 ? "  (failed)" : r->partial ? "  (time budget)" : "");
+}
+
+/* The table and, per generation, the targets. */
+static void
+rsh_bench_print(const struct rsh_bench_res *rows, unsigned int n)
+{
+	printf("\nboot FIFO push, emulated BlueField (sim:bfN), MMIO cost model on: read %u ns, posted write %u ns\n",
+	       RSH_BENCH_RD_NS, RSH_BENCH_WR_NS);
+	printf("%-4s %-10s %-10s %9s %11s %10s %12s %11s\n", "gen", "drain", "policy",
+	       "MiB/s", "of limit", "reads/MiB", "CPU-us/MiB", "wakeups/MiB");
+	for (unsigned int i = 0; i < n; i++)
+		rsh_bench_line(&rows[i]);
+	printf("(MiB/s over stream time on silicon = wall time + charged MMIO time; limit = the drain\n"
+	       " rate (drn) or the one-core MMIO ceiling (ceil); reads include the reads BF1's\n"
+	       " posted-write rule adds; CPU = poll lcore + feeder (+ the reference's threads)\n"
+	       " without the emulator's own CPU, plus charged MMIO time; wakeups = voluntary\n"
+	       " context switches of the process)\n");
+	printf("MMIO ceilings, one core: ");
+	for (unsigned int g = 1; g <= 3; g++) {
+		char gen[8];
+
+		snprintf(gen, sizeof(gen), "bf%u", g);
+		printf("%s%s %.1f MiB/s (reads floor %.1f/MiB)", g > 1 ? ", " : "", gen,
+		       rsh_bench_ceiling(gen, RSH_BENCH_RD_NS, RSH_BENCH_WR_NS),
+		       rsh_bench_reads_floor(gen));
+	}
+	printf("\n");
+}
+
+/* One JSON object per row. */
+static void
+rsh_bench_json(const struct rsh_bench_res *rows, unsigned int n)
+{
+	printf("{\"bench\": \"boot\", \"rd_ns\": %u, \"wr_ns\": %u, \"rows\": [\n",
+	       RSH_BENCH_RD_NS, RSH_BENCH_WR_NS);
 	for (unsigned int i = 0; i < n; i++) {
-		const struct rsh_bench_row *r = &rows[i];
-		char drain[32], ratio[32];
+		const struct rsh_bench_res *r = &rows[i];
+		double lim = rsh_bench_limit(&r->cfg);
 
-		if (r->drain > 0) {
-			snprintf(drain, sizeof(drain), "%g MB/s", r->drain / 1e6);
-			snprintf(ratio, sizeof(ratio), "%.1f %%",
-				 100.0 * r->mib_s * 1048576.0 / r->drain);
-		} else {
-			snprintf(drain, sizeof(drain), "unlimited");
-			snprintf(ratio, sizeof(ratio), "-");
-		}
-		printf("%-10s %-10s %10.1f %9s %10.1f %11.1f %7.2f %7.1f%%%s\n", drain,
-		       r->policy == RSH_BOOT_POLICY_CREDIT ? "rshim-pmd" : "reference",
-		       r->mib_s, ratio, r->reads_mib, r->writes_mib, r->cpu_s,
-		       r->wall_s > 0 ? 100.0 * r->cpu_s / r->wall_s : 0,
-		       r->rc < 0 ? "  (failed)" : "");
+		printf("  {\"gen\": \"%s\", \"drain_bps\": %.0f, \"policy\": \"%s\", \"cost_model\": %s, "
+		       "\"bytes\": %" PRIu64 ", \"time_s\": %.6f, \"mib_s\": %.3f, \"limit_bps\": %.0f, "
+		       "\"pct_of_limit\": %.2f, \"reads_per_mib\": %.2f, \"writes_per_mib\": %.2f, "
+		       "\"cpu_us_per_mib\": %.2f, \"emu_cpu_s\": %.4f, \"wakeups_per_mib\": %.2f, "
+		       "\"short_writes\": %" PRIu64 ", \"full_sleeps\": %" PRIu64 ", "
+		       "\"partial\": %s, \"rc\": %d}%s\n",
+		       r->cfg.gen, r->cfg.drain, r->cfg.pol == RSH_BENCH_PMD ? "rshim-pmd" : "reference",
+		       r->cfg.cost ? "true" : "false", r->bytes, r->time_s, rsh_bench_mib_s(r), lim,
+		       lim > 0 ? 100.0 * rsh_bench_mib_s(r) * 1048576.0 / lim : 0,
+		       rsh_bench_per_mib(r, r->reads), rsh_bench_per_mib(r, r->writes),
+		       rsh_bench_per_mib(r, r->host_cpu_s * 1e6), r->emu_cpu_s,
+		       rsh_bench_per_mib(r, r->wakeups), r->short_writes, r->full_sleeps,
+		       r->partial ? "true" : "false", r->rc, i + 1 < n ? "," : "");
 	}
-	printf("\nrshim-pmd / reference, MiB/s:");
-	for (unsigned int i = 0; i + 1 < n; i += 2) {
-		char drain[32];
-
-		if (rows[i].drain > 0)
-			snprintf(drain, sizeof(drain), "%g MB/s", rows[i].drain / 1e6);
-		else
-			snprintf(drain, sizeof(drain), "unlimited");
-		printf("%s %s %.2fx", i ? "," : "", drain,
-		       rows[i + 1].mib_s > 0 ? rows[i].mib_s / rows[i + 1].mib_s : 0);
-	}
-	printf("\n(CPU %% = process CPU time / wall time, all threads: app, poll lcore and the emulator)\n");
+	printf("]}\n");
 }
 
-/* --bench boot. */
+/* Stream size of a row: what it can move in the time budget. */
+static uint64_t
+rsh_bench_size(struct rsh_app *app, const struct rsh_bench_cfg *c)
+{
+	double lim = rsh_bench_limit(c);
+	uint64_t size = app->bench_max_bytes;
+
+	if (lim > 0 && lim * app->bench_seconds < size)
+		size = (uint64_t)(lim * app->bench_seconds);
+	return RTE_MAX(size & ~7ull, (uint64_t)65536);
+}
+
+/* The rows: per generation and drain rate, both policies. */
+static unsigned int
+rsh_bench_plan(struct rsh_app *app, struct rsh_bench_res *rows, unsigned int max)
+{
+	static const double drains[] = { 0, 200e6, 50e6, 20e6, 2e6 };
+	static const char *const gens[] = { "bf1", "bf2", "bf3" };
+	unsigned int n = 0;
+
+	for (unsigned int g = 0; g < RTE_DIM(gens); g++)
+		for (unsigned int d = 0; d < RTE_DIM(drains); d++)
+			for (int pol = 0; pol < 2 && n < max; pol++) {
+				struct rsh_bench_cfg *c = &rows[n++].cfg;
+
+				c->gen = gens[g];
+				c->drain = drains[d];
+				c->cost = true;
+				c->pol = pol ? RSH_BENCH_REF : RSH_BENCH_PMD;
+			}
+	for (int pol = 0; pol < 2 && n < max; pol++) { /* emulator CPU only */
+		struct rsh_bench_cfg *c = &rows[n++].cfg;
+
+		c->gen = "bf3";
+		c->pol = pol ? RSH_BENCH_REF : RSH_BENCH_PMD;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		rows[i].cfg.size = rsh_bench_size(app, &rows[i].cfg);
+		rows[i].cfg.budget_s = app->bench_seconds * 3 + 1;
+	}
+	return n;
+}
+
+/* --bench boot (and --bench install). */
 int
 rsh_app_bench(struct rsh_app *app)
 {
-	static const double drains[] = { 0, 1e9, 200e6, 20e6 };
-	struct rsh_bench_row rows[2 * RTE_DIM(drains)];
-	uint8_t *pat = rsh_bench_pattern();
-	unsigned int n = 0;
+	struct rsh_bench_res rows[40];
+	unsigned int n, i;
+	uint8_t *pat;
 	int code = RSH_EXIT_OK;
 
+	if (strcmp(app->bench, "install") == 0)
+		return rsh_app_bench_install(app);
+	pat = rsh_bench_pattern();
 	if (pat == NULL) {
 		rsh_app_err("bench: cannot build the %u MiB stream pattern", RSH_BENCH_PATTERN >> 20);
 		return RSH_EXIT_FAIL;
 	}
-	for (unsigned int i = 0; i < RTE_DIM(drains); i++) {
-		for (int pol = 0; pol < 2; pol++) {
-			struct rsh_bench_row *r = &rows[n++];
-
-			memset(r, 0, sizeof(*r));
-			r->drain = drains[i];
-			r->policy = pol ? RSH_BOOT_POLICY_REFERENCE : RSH_BOOT_POLICY_CREDIT;
-			rsh_bench_one(app, pat, r);
-			if (r->rc < 0)
-				code = RSH_EXIT_FAIL;
-			if (!app->quiet)
-				fprintf(stderr, "rshim-pmd-app: bench: %s done\n",
-					r->drain > 0 ? "one rate" : "unlimited");
-		}
+	memset(rows, 0, sizeof(rows));
+	n = rsh_bench_plan(app, rows, RTE_DIM(rows));
+	for (i = 0; i < n && !rsh_bench_cancelled(); i++) {
+		rsh_bench_run(app, pat, &rows[i]);
+		if (rows[i].rc < 0 && !rsh_bench_cancelled())
+			code = RSH_EXIT_FAIL;
+		if (!app->quiet)
+			fprintf(stderr, "rshim-pmd-app: bench: row %u/%u done\n", i + 1, n);
 	}
-	rsh_bench_print(rows, n);
 	free(pat);
+	if (rsh_bench_cancelled()) {
+		rsh_app_err("bench: interrupted after %u of %u rows; nothing printed", i, n);
+		return RSH_EXIT_CANCEL;
+	}
+	if (app->json)
+		rsh_bench_json(rows, n);
+	else
+		rsh_bench_print(rows, n);
 	return code;
 }

@@ -35,6 +35,9 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "bench_tmfifo.h"
+#include "rsh_dev_priv.h"
+#include "rsh_sim.h"
 
 #define RSH_TB_MAX_SAMPLES 4096u
 #define RSH_TB_WINDOW 48u          /* ICMP requests in flight (throughput) */
@@ -55,6 +58,11 @@ struct rsh_tb_row {
 	double mib_s, msgs_s, rd_kib, wr_kib; /* throughput cases */
 	double p50_us, p99_us, max_us;        /* latency cases */
 	double cpu_pct;                       /* idle case */
+	bool cost;                            /* MMIO cost model on */
+	double rx_mib_s;                      /* DPU -> host frames (cost rows) */
+	double rx_ceil_pct;                   /* of the one-core read ceiling */
+	double rx_only_pct;                   /* same, host->DPU writes' time out */
+	double mmio_pct;                      /* core time in charged MMIO */
 	unsigned int n;                       /* samples / messages */
 	int rc;
 };
@@ -66,6 +74,7 @@ struct rsh_tb_case {
 	unsigned int len;         /* frame length for the rtt cases */
 	void (*run)(struct rsh_tb *b, const struct rsh_tb_case *c,
 		    struct rsh_tb_row *r);
+	bool cost;                /* emulator MMIO cost model on (cost=1) */
 };
 
 /* Seconds now. */
@@ -75,16 +84,32 @@ rsh_tb_now(void)
 	return rsh_app_ns() / 1e9;
 }
 
+/* True once Ctrl-C was pressed. */
+bool
+rsh_bench_tmfifo_cancelled(void)
+{
+	return __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED) != 0;
+}
+
+/* True until the deadline passes or Ctrl-C was pressed. */
+static bool
+rsh_tb_running(double until)
+{
+	return rsh_tb_now() < until &&
+	       !__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED);
+}
+
 /* Open sim:bf3 (booted, built-in responder) and start a poller. */
 static int
-rsh_tb_open(struct rsh_tb *b, bool busy)
+rsh_tb_open(struct rsh_tb *b, bool busy, bool cost)
 {
 	struct rsh_tmfifo_opts o;
 	int rc;
 
 	b->po = b->app->poll;
 	b->po.busy_poll = busy;
-	rc = rsh_dev_open("sim:bf3,booted=1,peer=none", NULL, &b->dev);
+	rc = rsh_dev_open(cost ? "sim:bf3,booted=1,peer=none,cost=1" :
+			  "sim:bf3,booted=1,peer=none", NULL, &b->dev);
 	if (rc == 0)
 		rc = rsh_poller_create(&b->po, &b->p);
 	if (rc == 0)
@@ -204,7 +229,7 @@ rsh_tb_run_rtt(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	unsigned int n = 0;
 
 	rsh_tb_rtt(b, c->len); /* warm-up: ARP-free, but wakes both sides */
-	while (n < RSH_TB_MAX_SAMPLES && rsh_tb_now() < until) {
+	while (n < RSH_TB_MAX_SAMPLES && rsh_tb_running(until)) {
 		v = rsh_tb_rtt(b, c->len);
 		if (v < 0) {
 			r->rc = -ETIMEDOUT;
@@ -214,11 +239,22 @@ rsh_tb_run_rtt(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	}
 	if (n == 0)
 		return;
-	qsort(s, n, sizeof(s[0]), rsh_tb_cmp);
+	rsh_bench_tmfifo_pctl(s, n, &r->p50_us, &r->p99_us);
 	r->n = n;
-	r->p50_us = s[n / 2];
-	r->p99_us = s[(n * 99) / 100];
 	r->max_us = s[n - 1];
+}
+
+/* Median and 99th percentile of n samples (sorted in place). */
+void
+rsh_bench_tmfifo_pctl(double *s, unsigned int n, double *p50, double *p99)
+{
+	if (n == 0) {
+		*p50 = *p99 = 0;
+		return;
+	}
+	qsort(s, n, sizeof(s[0]), rsh_tb_cmp);
+	*p50 = s[n / 2];
+	*p99 = s[(n * 99) / 100];
 }
 
 /* Throughput figures of a case from bytes and messages moved. */
@@ -237,20 +273,53 @@ rsh_tb_rate(struct rsh_tb *b, struct rsh_tb_row *r, double bytes,
 	r->n = (unsigned int)msgs;
 }
 
+/* Cost model counters of the case's device (zero when it has none). */
+static struct rsh_sim_cost_stats
+rsh_tb_cost(struct rsh_tb *b)
+{
+	struct rsh_sim_cost_stats cs;
+
+	if (rsh_sim_cost_get(b->dev->be, &cs) < 0)
+		memset(&cs, 0, sizeof(cs));
+	return cs;
+}
+
+/* Seconds on silicon for a cost-model case: wall time without the
+ * emulator's own time, plus the charged MMIO time; the read ceiling use
+ * of rx_words received words (as many sent: an echo). */
+static double
+rsh_tb_cost_time(struct rsh_tb *b, struct rsh_tb_row *r, const struct rsh_sim_cost_stats *c0,
+		 double wall, double rx_words)
+{
+	struct rsh_sim_cost_stats c1 = rsh_tb_cost(b);
+	double charged = (c1.charged_ns - c0->charged_ns) / 1e9;
+	double sec = wall - (c1.emu_ns - c0->emu_ns) / 1e9 + charged;
+
+	if (!c1.enabled || sec <= 0)
+		return wall;
+	r->mmio_pct = 100.0 * charged / sec;
+	r->rx_ceil_pct = 100.0 * rx_words * c1.rd_ns / 1e9 / sec;
+	r->rx_only_pct = 100.0 * rx_words * c1.rd_ns / 1e9 /
+			 (sec - rx_words * c1.wr_ns / 1e9);
+	return sec;
+}
+
 /* net: keep RSH_TB_WINDOW 1500-byte echo requests in flight. */
 static void
 rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row *r)
 {
+	struct rsh_sim_cost_stats c0;
 	struct rsh_mmio_stats m0;
-	double t0, until;
+	double t0, until, sec;
 	unsigned int inflight = 0, got = 0, k;
 	struct rte_mbuf *m;
 
 	rsh_tb_rtt(b, c->len);
 	rsh_dev_mmio_stats(b->dev, &m0);
+	c0 = rsh_tb_cost(b);
 	t0 = rsh_tb_now();
 	until = t0 + b->app->bench_seconds;
-	while (rsh_tb_now() < until) {
+	while (rsh_tb_running(until)) {
 		while (inflight < RSH_TB_WINDOW && (m = rsh_tb_ping(b, c->len)) != NULL) {
 			if (rsh_tmfifo_net_tx_burst(b->dev, &m, 1) != 1) {
 				rte_pktmbuf_free(m);
@@ -262,8 +331,12 @@ rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 		got += k;
 		inflight -= RTE_MIN(k, inflight);
 	}
-	/* Each reply is one frame each way. */
-	rsh_tb_rate(b, r, 2.0 * got * c->len, got, rsh_tb_now() - t0, &m0);
+	/* Each reply is one frame each way; a frame is a header word and
+	 * its bytes in whole words (hardware-notes §4.3). */
+	sec = rsh_tb_cost_time(b, r, &c0, rsh_tb_now() - t0,
+			       (double)got * (1 + (c->len + 7) / 8));
+	rsh_tb_rate(b, r, 2.0 * got * c->len, got, sec, &m0);
+	r->rx_mib_s = sec > 0 ? (double)got * c->len / 1048576.0 / sec : 0;
 }
 
 /* console: lines into the echo and back, counting returned bytes. */
@@ -283,7 +356,7 @@ rsh_tb_run_console(struct rsh_tb *b, const struct rsh_tb_case *c,
 	rsh_dev_mmio_stats(b->dev, &m0);
 	t0 = rsh_tb_now();
 	until = t0 + b->app->bench_seconds;
-	while (rsh_tb_now() < until) {
+	while (rsh_tb_running(until)) {
 		if (sent - got < 64 * 1024) {
 			k = rsh_tmfifo_console_write(b->dev, line, sizeof(line));
 			sent += k;
@@ -302,12 +375,13 @@ static void
 rsh_tb_run_idle(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row *r)
 {
 	double idle = b->app->bench_seconds * 2, c0, t0, v;
-	struct timespec ts = { (time_t)idle, (long)((idle - (time_t)idle) * 1e9) };
+	struct timespec ts = { 0, 50000000 };
 
 	rsh_tb_rtt(b, c->len);
 	c0 = rsh_poller_cpu_seconds(b->p);
 	t0 = rsh_tb_now();
-	nanosleep(&ts, NULL);
+	while (rsh_tb_running(t0 + idle)) /* Ctrl-C ends the wait at once */
+		nanosleep(&ts, NULL);
 	r->cpu_pct = 100.0 * (rsh_poller_cpu_seconds(b->p) - c0) / (rsh_tb_now() - t0);
 	v = rsh_tb_rtt(b, c->len);
 	r->rc = v < 0 ? -ETIMEDOUT : 0;
@@ -376,15 +450,17 @@ rsh_tb_run_dpu_first(struct rsh_tb *b, const struct rsh_tb_case *c,
 }
 
 static const struct rsh_tb_case rsh_tb_cases[] = {
-	{ "console (echo, both ways)", false, 0, rsh_tb_run_console },
-	{ "net 1500 B (ICMP, both ways)", false, 1500, rsh_tb_run_net },
-	{ "net 64 B (ICMP, both ways)", false, 64, rsh_tb_run_net },
-	{ "rtt 64 B, default policy", false, 64, rsh_tb_run_rtt },
-	{ "rtt 1500 B, default policy", false, 1500, rsh_tb_run_rtt },
-	{ "rtt 64 B, --busy-poll", true, 64, rsh_tb_run_rtt },
-	{ "rtt 1500 B, --busy-poll", true, 1500, rsh_tb_run_rtt },
-	{ "idle, default policy", false, 64, rsh_tb_run_idle },
-	{ "dpu-first after 10 s idle", false, 64, rsh_tb_run_dpu_first },
+	{ "console (echo, both ways)", false, 0, rsh_tb_run_console, false },
+	{ "net 1500 B (ICMP, both ways)", false, 1500, rsh_tb_run_net, false },
+	{ "net 64 B (ICMP, both ways)", false, 64, rsh_tb_run_net, false },
+	{ "net 1500 B, cost model", false, 1500, rsh_tb_run_net, true },
+	{ "net 64 B, cost model", false, 64, rsh_tb_run_net, true },
+	{ "rtt 64 B, default policy", false, 64, rsh_tb_run_rtt, false },
+	{ "rtt 1500 B, default policy", false, 1500, rsh_tb_run_rtt, false },
+	{ "rtt 64 B, --busy-poll", true, 64, rsh_tb_run_rtt, false },
+	{ "rtt 1500 B, --busy-poll", true, 1500, rsh_tb_run_rtt, false },
+	{ "idle, default policy", false, 64, rsh_tb_run_idle, false },
+	{ "dpu-first after 10 s idle", false, 64, rsh_tb_run_dpu_first, false },
 };
 
 /* Print the tables. */
@@ -398,10 +474,23 @@ rsh_tb_print(const struct rsh_tb_row *rows, unsigned int n)
 	       "reads/KiB", "writes/KiB");
 	for (i = 0; i < n; i++)
 		if (strncmp(rows[i].name, "rtt", 3) && strncmp(rows[i].name, "idle", 4) &&
-		    strncmp(rows[i].name, "dpu", 3))
+		    strncmp(rows[i].name, "dpu", 3) && !rows[i].cost)
 			printf("%-30s %9.1f %10.0f %10.2f %11.2f%s\n", rows[i].name,
 				       rows[i].mib_s, rows[i].msgs_s, rows[i].rd_kib,
 				       rows[i].wr_kib, rows[i].rc < 0 ? "  (failed)" : "");
+	printf("\nwith the MMIO cost model (sim:bf3,cost=1: read 1000 ns, posted write 100 ns)\n");
+	printf("%-30s %9s %11s %13s %11s %11s\n", "", "MiB/s", "DPU->host", "read ceiling",
+	       "rx only", "MMIO time");
+	for (i = 0; i < n; i++)
+		if (rows[i].cost)
+			printf("%-30s %9.2f %11.2f %12.1f%% %10.1f%% %10.1f%%%s\n", rows[i].name,
+			       rows[i].mib_s, rows[i].rx_mib_s, rows[i].rx_ceil_pct,
+			       rows[i].rx_only_pct, rows[i].mmio_pct,
+			       rows[i].rc < 0 ? "  (failed)" : "");
+	printf("(time on silicon = wall - emulator + charged MMIO; DPU->host = frames received;\n"
+	       " read ceiling = share of the core spent popping received words, one 1 us read\n"
+	       " each: 100%% = 7.6 MiB/s of frame words one way; rx only = the same without the\n"
+	       " time of the echo requests' posted writes; MMIO time = share in charged MMIO)\n");
 	printf("\n%-30s %9s %9s %9s %8s\n", "latency", "p50 us", "p99 us",
 	       "max us", "samples");
 	for (i = 0; i < n; i++)
@@ -415,6 +504,38 @@ rsh_tb_print(const struct rsh_tb_row *rows, unsigned int n)
 			printf("idle: poll lcore %.2f %% of a core; first packet after the idle period %.1f us\n",
 			       rows[i].cpu_pct, rows[i].p50_us);
 	printf("(MiB/s and MMIO per KiB count the bytes of both directions; targets: busy-poll p50 < 100 us,\n first packet after idle < 1500 us, DPU-first after 10 s idle < 500 us, idle CPU < 2 %%)\n");
+}
+
+/* The reference daemon's schedule beside rshim-pmd's rows. */
+static int
+rsh_tb_print_ref(struct rsh_app *app, const struct rsh_tb_row *rows, unsigned int n)
+{
+	const struct rsh_tb_row *rtt = NULL, *idle = NULL, *net = NULL;
+	struct rsh_tb_ref ref;
+	int rc = rsh_bench_tmfifo_ref(app, &ref);
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!strcmp(rows[i].name, "rtt 64 B, default policy"))
+			rtt = &rows[i];
+		else if (!strncmp(rows[i].name, "idle", 4))
+			idle = &rows[i];
+		else if (!strcmp(rows[i].name, "net 1500 B, cost model"))
+			net = &rows[i];
+	}
+	if (rtt == NULL || idle == NULL || net == NULL)
+		return -EINVAL;
+	printf("\nagainst the reference daemon's TM FIFO schedule (1 ms tick, net every 10th tick\n"
+	       "when idle; modelled on its code, same emulator)%s\n", rc < 0 ? "  (failed)" : "");
+	printf("%-44s %12s %12s\n", "", "rshim-pmd", "reference");
+	printf("%-44s %12.1f %12.1f\n", "rtt 64 B p50, us", rtt->p50_us, ref.rtt_p50_us);
+	printf("%-44s %12.1f %12.1f\n", "rtt 64 B p99, us", rtt->p99_us, ref.rtt_p99_us);
+	printf("%-44s %12.1f %12.1f\n", "first packet after the idle period, us",
+	       idle->p50_us, ref.idle_first_us);
+	printf("%-44s %12.2f %12.2f\n", "idle CPU, % of a core", idle->cpu_pct, ref.idle_cpu_pct);
+	printf("%-44s %12s %12.0f\n", "idle wake-ups per second", "-", ref.idle_wakeups_s);
+	printf("%-44s %12.2f %12.2f\n", "net 1500 B echo, DPU->host MiB/s (cost model)",
+	       net->rx_mib_s, ref.net_rx_mib_s);
+	return rc;
 }
 
 /* --- tcp: iperf3 through tmfifo_net0 against a TAP-to-TAP forwarder --- */
@@ -606,9 +727,12 @@ rsh_app_bench_tmfifo(struct rsh_app *app)
 		const struct rsh_tb_case *c = &rsh_tb_cases[i];
 		struct rsh_tb b = { .app = app };
 
+		if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
+			break;
 		memset(&rows[i], 0, sizeof(rows[i]));
 		snprintf(rows[i].name, sizeof(rows[i].name), "%s", c->name);
-		rows[i].rc = rsh_tb_open(&b, c->busy);
+		rows[i].rc = rsh_tb_open(&b, c->busy, c->cost);
+		rows[i].cost = c->cost;
 		if (rows[i].rc == 0)
 			c->run(&b, c, &rows[i]);
 		rsh_tb_close(&b);
@@ -617,7 +741,19 @@ rsh_app_bench_tmfifo(struct rsh_app *app)
 		if (!app->quiet)
 			fprintf(stderr, "rshim-pmd-app: bench: %s done\n", c->name);
 	}
+	if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
+		rsh_app_err("bench: interrupted; nothing printed");
+		return RSH_EXIT_CANCEL;
+	}
 	rsh_tb_print(rows, RTE_DIM(rsh_tb_cases));
+	if (rsh_tb_print_ref(app, rows, RTE_DIM(rsh_tb_cases)) < 0)
+		code = RSH_EXIT_FAIL;
+	if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
+		rsh_app_err("bench: interrupted");
+		return RSH_EXIT_CANCEL;
+	}
+	if (getenv("RSH_BENCH_NO_TCP") != NULL) /* shared machines, CI */
+		return code;
 	code = rsh_app_bench_tcp(app) != 0 && code == 0 ? RSH_EXIT_FAIL : code;
 	return code;
 }

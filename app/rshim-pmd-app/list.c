@@ -1,14 +1,148 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* --list: real rshim functions and, on request, emulated ones. */
+/*
+ * --list: rshim functions with their kernel driver, whether rshim-pmd can
+ * use them and, when not, the command that fixes it; emulated ones on
+ * request. Exit 4 when nothing is found.
+ */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "rsh_json.h"
+#include "rsh_parse.h"
 
 #define RSH_APP_LIST_MAX 64
 
-/* Print one table of every device found. */
+/* Value of "key=" in a scan detail string ("driver=vfio-pci iommu..."). */
+static void
+rsh_app_detail(const char *detail, const char *key, char *buf, size_t len)
+{
+	const char *p = strstr(detail, key);
+	size_t n;
+
+	buf[0] = '\0';
+	if (p == NULL)
+		return;
+	p += strlen(key);
+	n = strcspn(p, " ");
+	if (strcmp(key, "link=") == 0 && p[n] == ' ' && p[n + 1] == 'x')
+		n += 1 + strcspn(p + n + 1, " ");   /* "8.0GT/s/8.0GT/s x16/x16" */
+	snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+/* Kernel driver of a scanned function: "-" for an emulated one. */
+void
+rsh_app_dev_kdrv(const struct rsh_dev_info *d, char *buf, size_t len)
+{
+	if (strcmp(d->driver, "pci") != 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	rsh_app_detail(d->detail, "driver=", buf, len);
+	if (buf[0] == '\0')
+		snprintf(buf, len, "none");
+}
+
+/* Whether rshim-pmd can drive a function; why not and the fix if not. */
+bool
+rsh_app_dev_usable(const struct rsh_dev_info *d, char *why, size_t wlen,
+		   char *fix, size_t flen)
+{
+	char kdrv[32];
+
+	why[0] = fix[0] = '\0';
+	if (!d->supported) {
+		snprintf(why, wlen, "%s", strstr(d->detail, "livefish") ?
+			 "livefish mode (no NIC firmware)" : "BAR0 too small for its generation");
+		snprintf(fix, flen, "%s", strstr(d->detail, "livefish") ?
+			 "flash the NIC firmware (mlxfwmanager)" :
+			 "use the .1/.2 function of the DPU that is the rshim");
+		return false;
+	}
+	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
+	if (strcmp(kdrv, "-") == 0 || strcmp(kdrv, "vfio-pci") == 0 ||
+	    strcmp(kdrv, "uio_pci_generic") == 0)
+		return true;
+	if (strcmp(kdrv, "none") == 0)
+		snprintf(why, wlen, "not bound to a userspace driver");
+	else
+		snprintf(why, wlen, "bound to %s", kdrv);
+	snprintf(fix, flen, "rshim-devbind.py -b vfio-pci %s", d->name);
+	return false;
+}
+
+/* One table row (and a fix line under an unusable one). */
+static void
+rsh_app_list_row(const struct rsh_dev_info *d)
+{
+	char kdrv[32], bar[24], numa[16], link[64], why[96], fix[128];
+	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
+
+	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
+	rsh_fmt_size(bar, sizeof(bar), d->bar_size);
+	rsh_app_detail(d->detail, "numa=", numa, sizeof(numa));
+	rsh_app_detail(d->detail, "link=", link, sizeof(link));
+	if (strstr(d->detail, "DEGRADED") != NULL)
+		strncat(link, " DEGRADED", sizeof(link) - strlen(link) - 1);
+	printf("%-20s %-12s %-4u %-16s %-8s %-5s %-34s %s%s\n", d->name,
+	       rsh_gen_name(d->gen), d->revision, kdrv, bar,
+	       numa[0] ? numa : "-", link[0] ? link : "-",
+	       ok ? "usable" : d->supported ? "unusable: " : "unsupported: ",
+	       ok ? "" : why);
+	if (!ok)
+		printf("%-20s fix: %s\n", "", fix);
+}
+
+/* One JSON object per function. */
+static void
+rsh_app_list_json_dev(struct rsh_json *j, const struct rsh_dev_info *d)
+{
+	char kdrv[32], numa[16], link[64], why[96], fix[128];
+	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
+
+	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
+	rsh_app_detail(d->detail, "numa=", numa, sizeof(numa));
+	rsh_app_detail(d->detail, "link=", link, sizeof(link));
+	rsh_json_obj_begin(j, NULL);
+	rsh_json_str(j, "device", d->name);
+	rsh_json_str(j, "backend", d->driver);
+	rsh_json_str(j, "generation", rsh_gen_name(d->gen));
+	rsh_json_u64(j, "revision", d->revision);
+	rsh_json_str(j, "kernel_driver", strcmp(kdrv, "-") ? kdrv : NULL);
+	rsh_json_u64(j, "bar0_bytes", d->bar_size);
+	if (numa[0])
+		rsh_json_i64(j, "numa_node", strtol(numa, NULL, 10));
+	else
+		rsh_json_null(j, "numa_node");
+	rsh_json_str(j, "link", link[0] ? link : NULL);
+	rsh_json_bool(j, "link_degraded", strstr(d->detail, "DEGRADED") != NULL);
+	rsh_json_bool(j, "usable", ok);
+	rsh_json_str(j, "problem", ok ? NULL : why);
+	rsh_json_str(j, "fix", ok ? NULL : fix);
+	rsh_json_obj_end(j);
+}
+
+/* The --json document of --list. */
+static void
+rsh_app_list_json(const struct rsh_dev_info *info, int n)
+{
+	struct rsh_json j;
+
+	rsh_json_init(&j, stdout);
+	rsh_json_obj_begin(&j, NULL);
+	rsh_json_arr_begin(&j, "devices");
+	for (int i = 0; i < n && i < RSH_APP_LIST_MAX; i++)
+		rsh_app_list_json_dev(&j, &info[i]);
+	rsh_json_arr_end(&j);
+	rsh_json_obj_end(&j);
+	if (rsh_json_finish(&j) == -EINVAL)
+		rsh_app_err("internal error: malformed JSON document");
+}
+
+/* Print one table (or JSON document) of every device found. */
 int
 rsh_app_list(struct rsh_app *app)
 {
@@ -19,18 +153,19 @@ rsh_app_list(struct rsh_app *app)
 		rsh_app_err("device scan failed: %s", rsh_last_error());
 		return RSH_EXIT_DEVICE;
 	}
-	printf("%-20s %-6s %-12s %-4s %-9s %-10s %s\n", "DEVICE", "DRIVER",
-	       "GENERATION", "REV", "BAR0", "STATUS", "DETAIL");
-	for (int i = 0; i < n && i < RSH_APP_LIST_MAX; i++) {
-		const struct rsh_dev_info *d = &info[i];
-
-		printf("%-20s %-6s %-12s %-4u %-9" PRIu64 " %-10s %s\n", d->name,
-		       d->driver, rsh_gen_name(d->gen), d->revision,
-		       d->bar_size >> 10, d->supported ? "ok" : "unsupported",
-		       d->detail);
+	if (app->json) {
+		rsh_app_list_json(info, n);
+	} else if (n > 0) {
+		printf("%-20s %-12s %-4s %-16s %-8s %-5s %-34s %s\n", "DEVICE",
+		       "GENERATION", "REV", "KERNEL-DRIVER", "BAR0", "NUMA",
+		       "LINK(cur/max)", "STATUS");
+		for (int i = 0; i < n && i < RSH_APP_LIST_MAX; i++)
+			rsh_app_list_row(&info[i]);
 	}
-	if (n == 0)
-		fprintf(stderr, "rshim-pmd-app: no rshim function found%s\n",
-			app->list_sim ? "" : " (add --sim to list the emulated BlueFields)");
+	if (n == 0) {
+		rsh_app_err("no rshim function found%s",
+			    app->list_sim ? "" : " (add --sim to list the emulated BlueFields)");
+		return RSH_EXIT_DEVICE;
+	}
 	return RSH_EXIT_OK;
 }

@@ -21,14 +21,16 @@
 #include "rsh_tmfifo_proto.h"
 
 /* mlxbf-tmfifo constants, dpu-side-tmfifo.md §3.6, §3.7. */
-#define RSH_SIM_ARM_NET_RESERVE (RSH_TM_FIFO_SIZE / 16) /* 16 words */
+#define RSH_SIM_ARM_NET_RESERVE (RSH_SIM_TM_DEPTH / 16) /* 16 words */
 #define RSH_SIM_ARM_CON_RING (32u * 1024u)  /* console Tx staging */
 #define RSH_SIM_ARM_OVERSIZE 1600u          /* oversize@ frame length */
-#define RSH_SIM_ARM_TX_WORDS RSH_TM_FIFO_SIZE     /* >= 201 and 255 */
+#define RSH_SIM_ARM_TX_WORDS RSH_SIM_TM_DEPTH     /* >= 201 and 255 */
 #define RSH_SIM_ARM_NET_WORDS ((RSH_TMF_ARM_NET_MAX + 7u) / 8u)
 #define RSH_SIM_ARM_CON_PEND 4096u          /* Rx console bytes in hand */
 #define RSH_SIM_ARM_CON_CHUNK 4096u         /* one PTY read */
 #define RSH_SIM_ARM_TAP_BUF 2048u           /* one TAP read */
+#define RSH_SIM_ARM_UEFI_RING 1024u         /* UEFI console input, §D3.10 */
+#define RSH_SIM_ARM_TX_TIMEOUT_NS 2000000000ull /* §D3.6, Linux >= 6.8 */
 
 /* Where the HOST_TO_TILE parser is in the word stream (§2.4, §3.4). */
 enum rsh_sim_arm_rx_state {
@@ -59,6 +61,8 @@ struct rsh_sim_arm_tx {
 	bool rr_con;              /* console goes first at the next boundary */
 	uint64_t ctrl[4];         /* control replies waiting for a boundary */
 	uint32_t ctrl_n;
+	uint64_t stuck_since;     /* TSC a net frame found no space, 0 */
+	uint32_t pad_words;       /* zero words owed after a Tx timeout */
 	uint32_t con_head, con_cnt; /* 32 KiB console ring */
 	uint8_t con[RSH_SIM_ARM_CON_RING];
 };
@@ -78,6 +82,9 @@ struct rsh_sim_arm {
 	uint8_t mac[6];
 	uint16_t vlan[2];
 	uint32_t pxe;
+	bool in_uefi;               /* uefi=: UEFI holds the FIFOs */
+	uint32_t uefi_con_len;      /* bytes in the UEFI console ring */
+	uint8_t uefi_con[RSH_SIM_ARM_UEFI_RING];
 	struct rsh_sim_arm_rx rx;
 	struct rsh_sim_arm_tx tx;
 	struct rsh_sim_arm_stats st;
@@ -94,6 +101,11 @@ struct rsh_sim_arm {
 /* Move HOST_TO_TILE words to the peer until empty or back-pressured. */
 void rsh_sim_arm_rx_run(struct rsh_sim *sim, struct rsh_sim_arm *a,
 			uint64_t now);
+
+/* ---- rsh_sim_arm_uefi.c ---- */
+
+/* Serve HOST_TO_TILE as UEFI does (whole messages, 1 KiB console ring). */
+void rsh_sim_arm_uefi_run(struct rsh_sim *sim, struct rsh_sim_arm *a);
 
 /* ---- rsh_sim_arm_tx.c ---- */
 

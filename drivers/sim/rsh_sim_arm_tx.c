@@ -53,8 +53,8 @@ static unsigned int
 rsh_sim_arm_tx_avail(const struct rsh_sim *sim, bool net)
 {
 	unsigned int c = rsh_sim_tth_count(sim);
-	unsigned int lim = net ? RSH_TM_FIFO_SIZE - RSH_SIM_ARM_NET_RESERVE :
-				 RSH_TM_FIFO_SIZE - 1;
+	unsigned int lim = net ? RSH_SIM_TM_DEPTH - RSH_SIM_ARM_NET_RESERVE :
+				 RSH_SIM_TM_DEPTH - 1;
 
 	return c >= lim ? 0 : lim - c;
 }
@@ -68,6 +68,8 @@ rsh_sim_arm_tx_push(struct rsh_sim *sim, struct rsh_sim_arm *a)
 				 rsh_sim_arm_tx_avail(sim, t->msg_net));
 
 	t->msg_off += rsh_sim_tth_push(sim, t->msg + t->msg_off, k);
+	if (k > 0)
+		t->stuck_since = 0;
 	if (t->msg_off < t->msg_n)
 		return false;
 	t->msg_n = t->msg_off = 0;
@@ -162,7 +164,7 @@ rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 {
 	struct rsh_sim_arm_tx *t = &a->tx;
 	unsigned int avail = rsh_sim_arm_tx_avail(sim, false);
-	uint8_t b[(RSH_TM_FIFO_SIZE - 2) * 8];
+	uint8_t b[(RSH_SIM_TM_DEPTH - 2) * 8];
 	uint32_t size, first;
 
 	if (t->con_cnt == 0 || avail < 2)
@@ -228,6 +230,53 @@ rsh_sim_arm_tx_next(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	return ok;
 }
 
+/*
+ * The Tx timeout of mlxbf-tmfifo (§D3.6, Linux 6.8 and the stable trees):
+ * a network frame that finds no TILE_TO_HOST space for 2 s is dropped
+ * where it stands, and the words it still owed are written as zeros once
+ * space returns, so the host sees no-op headers (or a truncated frame it
+ * drops) and the stream stays in step.
+ */
+static void
+rsh_sim_arm_tx_timeout(struct rsh_sim *sim, struct rsh_sim_arm *a,
+		       uint64_t now)
+{
+	struct rsh_sim_arm_tx *t = &a->tx;
+
+	if (!t->msg_net || rsh_sim_arm_tx_avail(sim, true) > 0) {
+		t->stuck_since = 0;
+		return;
+	}
+	if (t->stuck_since == 0) {
+		t->stuck_since = now;
+		return;
+	}
+	if (now - t->stuck_since <
+	    rsh_sim_ns_to_cyc(sim, RSH_SIM_ARM_TX_TIMEOUT_NS))
+		return;
+	t->pad_words += t->msg_n - t->msg_off;
+	t->msg_n = t->msg_off = 0;
+	t->stuck_since = 0;
+	RSH_SIM_ARM_ADD(a, tx_timeouts, 1);
+	RSH_SIM_ARM_ADD(a, tx_drop_net, 1);
+}
+
+/* Zero words owed after a Tx timeout, within the network budget; true
+ * when all are written. */
+static bool
+rsh_sim_arm_tx_pad(struct rsh_sim *sim, struct rsh_sim_arm *a)
+{
+	static const uint64_t zeros[RSH_SIM_TM_DEPTH];
+	struct rsh_sim_arm_tx *t = &a->tx;
+	unsigned int k = RTE_MIN(t->pad_words,
+				 rsh_sim_arm_tx_avail(sim, true));
+
+	k = rsh_sim_tth_push(sim, zeros, k);
+	t->pad_words -= k;
+	RSH_SIM_ARM_ADD(a, tx_pad_words, k);
+	return t->pad_words == 0;
+}
+
 /* Fill TILE_TO_HOST, see rsh_sim_arm_priv.h. */
 void
 rsh_sim_arm_tx_run(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
@@ -235,9 +284,13 @@ rsh_sim_arm_tx_run(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	struct rsh_sim_arm_tx *t = &a->tx;
 
 	rsh_sim_arm_tx_con_fill(a, now);
+	if (t->pad_words > 0 && !rsh_sim_arm_tx_pad(sim, a))
+		return;
 	for (;;) {
-		if (t->msg_off < t->msg_n && !rsh_sim_arm_tx_push(sim, a))
+		if (t->msg_off < t->msg_n && !rsh_sim_arm_tx_push(sim, a)) {
+			rsh_sim_arm_tx_timeout(sim, a, now);
 			return;
+		}
 		if (t->ctrl_n > 0 && !rsh_sim_arm_tx_ctrl(sim, a))
 			return;
 		if (!rsh_sim_arm_tx_next(sim, a, now))

@@ -21,6 +21,7 @@ rsh_sim_fault_restart(struct rsh_sim *sim)
 {
 	sim->cons.next_stall = 0;
 	sim->cons.stall_until = 0;
+	rsh_sim_profile_phase(sim, 0);
 }
 
 /* Byte offset of the next fault not fired yet, or RSH_SIM_NO_OFFSET. */
@@ -63,6 +64,7 @@ rsh_sim_fault_fire(struct rsh_sim *sim, uint64_t t)
 		c->stall_until = RTE_MAX(c->stall_until, t) +
 				 rsh_sim_ns_to_cyc(sim, s->dur_ns);
 		c->next_stall++;
+		rsh_sim_profile_phase(sim, c->next_stall);
 		RSH_SIM_ST_ADD(sim, stalls, 1);
 		RSH_DEV_LOG(DEBUG, &sim->be, "stall %" PRIu64 " ns at byte %" PRIu64,
 			    s->dur_ns, done);

@@ -46,6 +46,7 @@ struct rsh_sim_peer;
 /* Options. */
 struct rsh_sim_peer_opts {
 	unsigned int index;  /* N in rshim-sim<N> */
+	bool auto_index;     /* index: the first N no live instance holds */
 	bool no_netns;       /* force the built-in responder and line echo */
 	bool no_shell;       /* line echo console even with a namespace */
 	const char *shell;   /* NULL = "/bin/sh" */
@@ -57,6 +58,25 @@ struct rsh_sim_peer_opts {
  * @return 0; -ENOMEM; other -errno when a namespace was created but the
  *   TAP or the PTY could not be set up (nothing is left behind).
  */
+/* Namespace indexes 0..RSH_SIM_NS_INDEX_MAX-1 (peer=<N>). */
+#define RSH_SIM_NS_INDEX_MAX 10000u
+
+/*
+ * Host-wide claim on namespace name rshim-sim<index> (rsh_sim_nslock.c):
+ * an fd holding the lock, -EBUSY with the holder's pid when another live
+ * instance has it, or another -errno (no lock directory: go on unlocked).
+ */
+int rsh_sim_nslock_claim(unsigned int index, pid_t *holder);
+
+/* Claim the first free index; its fd, and the index in *index. */
+int rsh_sim_nslock_claim_free(unsigned int *index);
+
+/* Give a claim up (close its fd). */
+void rsh_sim_nslock_release(int fd);
+
+/* N of rshim-sim<N> this peer got. */
+unsigned int rsh_sim_peer_index(const struct rsh_sim_peer *p);
+
 int rsh_sim_peer_create(const struct rsh_sim_peer_opts *o,
 			struct rsh_sim_peer **out);
 

@@ -4,8 +4,8 @@
  * image id table. Plain C, no DPDK: linked by the core, the emulator and the
  * tools.
  *
- * Facts: reference/dpu-side-tmfifo.md §6.3 (header), §6.4 (ids), §6.6
- * (validation); reference/rshim-host-interface.md §3.7.
+ * Facts: hardware-notes §D6.3 (header), §D6.4 (ids), §D6.6
+ * (validation), §3.7; mlx-mkbfb (rshim-user-space) for what is accepted.
  */
 #include <endian.h>
 #include <errno.h>
@@ -22,7 +22,7 @@
 
 #include "rsh_bfb.h"
 
-#define RSH_BFB_CRC_POLY 0xEDB88320u  /* reflected IEEE 802.3, §6.3 */
+#define RSH_BFB_CRC_POLY 0xEDB88320u  /* reflected IEEE 802.3, §D6.3 */
 #define RSH_BFB_FILE_CHUNK (256u * 1024u)
 #define RSH_BFB_HDR_MAX (15u * 8u)    /* hdr_words is a 4-bit field */
 
@@ -61,7 +61,7 @@ rsh_bfb_crc_bytes(uint32_t c, const uint8_t *p, size_t len)
 	return c;
 }
 
-/* zlib-compatible CRC-32, chainable from crc = 0 (§6.3). */
+/* zlib-compatible CRC-32, chainable from crc = 0 (§D6.3). */
 uint32_t
 rsh_bfb_crc32(uint32_t crc, const void *buf, size_t len)
 {
@@ -91,7 +91,7 @@ rsh_bfb_crc32(uint32_t crc, const void *buf, size_t len)
 	return ~rsh_bfb_crc_bytes(c, p, len);
 }
 
-/* --- image id table (reference/dpu-side-tmfifo.md §6.4) --- */
+/* --- image id table (hardware-notes §D6.4) --- */
 
 static const char *const rsh_bfb_id_names[64] = {
 	[1] = "bl2", [2] = "bl30", [3] = "bl31", [4] = "bl32", [5] = "bl33",
@@ -140,6 +140,10 @@ rsh_bfb_id_from_name(const char *name)
 struct rsh_bfb_src {
 	const uint8_t *mem;
 	size_t mem_len;
+	bool is_mem;    /**< memory source (else a file or a read function) */
+	bool partial;   /**< the input goes on past what is here (check_head) */
+	rsh_bfb_read_fn rd; /**< reads instead of read(fd) when set */
+	void *rd_arg;
 	int fd;
 	uint8_t *buf;
 	size_t start, end;
@@ -160,11 +164,16 @@ rsh_bfb_src_fill(struct rsh_bfb_src *s, size_t want)
 		s->start = 0;
 	}
 	while (s->end < want && !s->eof) {
-		r = read(s->fd, s->buf + s->end, RSH_BFB_FILE_CHUNK - s->end);
-		if (r < 0 && errno == EINTR)
+		if (s->rd != NULL)
+			r = s->rd(s->rd_arg, s->buf + s->end,
+				  RSH_BFB_FILE_CHUNK - s->end);
+		else
+			r = read(s->fd, s->buf + s->end,
+				 RSH_BFB_FILE_CHUNK - s->end);
+		if (r < 0 && errno == EINTR && s->rd == NULL)
 			continue;
 		if (r < 0)
-			s->rerr = errno;
+			s->rerr = errno ? errno : EIO;
 		if (r <= 0)
 			s->eof = true;
 		else
@@ -182,7 +191,7 @@ rsh_bfb_src_peek(struct rsh_bfb_src *s, uint64_t n, size_t *avail)
 {
 	size_t have;
 
-	if (s->fd < 0) {
+	if (s->is_mem) {
 		have = s->mem_len - (size_t)s->pos;
 		*avail = n < have ? (size_t)n : have;
 		return s->mem + s->pos;
@@ -200,7 +209,7 @@ rsh_bfb_src_peek(struct rsh_bfb_src *s, uint64_t n, size_t *avail)
 static void
 rsh_bfb_src_skip(struct rsh_bfb_src *s, size_t n)
 {
-	if (s->fd >= 0)
+	if (!s->is_mem)
 		s->start += n;
 	s->pos += n;
 }
@@ -220,7 +229,7 @@ rsh_bfb_src_drain(struct rsh_bfb_src *s)
 	return n;
 }
 
-/* --- the walker (§6.6) --- */
+/* --- the walker (§D6.6) --- */
 
 /* Walk state: the image being checked and what the previous one announced. */
 struct rsh_bfb_walk {
@@ -229,6 +238,8 @@ struct rsh_bfb_walk {
 	uint64_t prev_following; /**< bitmap of the previous image */
 	uint64_t prev_off;       /**< offset of the previous image's header */
 	uint8_t prev_id;
+	uint16_t seen_ver[64];   /**< bit v of [id]: an image id, version v seen */
+	unsigned int seen_idx[64][16]; /**< which image that was */
 	struct rsh_bfb_hdr h;
 };
 
@@ -303,7 +314,7 @@ rsh_bfb_fail_io(struct rsh_bfb_result *res, const struct rsh_bfb_src *s)
 	return -s->rerr;
 }
 
-/* Check the fixed header fields and the previous bitmap (§6.3, §6.6). */
+/* Check the fixed header fields and the previous bitmap (§D6.3, §D6.6). */
 static int
 rsh_bfb_check_hdr(struct rsh_bfb_walk *w, struct rsh_bfb_result *res)
 {
@@ -317,11 +328,16 @@ rsh_bfb_check_hdr(struct rsh_bfb_walk *w, struct rsh_bfb_result *res)
 		return rsh_bfb_fail(res, w, RSH_BFB_ERR_MINOR,
 				    "minor version %u, at most %u supported",
 				    h->minor, RSH_BFB_MINOR_MAX);
-	if (h->hdr_words < RSH_BFB_HDR_WORDS)
+	if (h->hdr_words != RSH_BFB_HDR_WORDS)
 		return rsh_bfb_fail(res, w, RSH_BFB_ERR_HDR_LEN,
-				    "header length %u words, at least %u required",
+				    "header length %u words, must be %u (as "
+				    "mlx-mkbfb requires)",
 				    h->hdr_words, RSH_BFB_HDR_WORDS);
-	if (w->idx > 0 && (h->id >= 64 || !(w->prev_following >> h->id & 1)))
+	/* After a last image (following 0), a magic header starts the next
+	 * BFB of a concatenation (mlx-mkbfb -c reads those). */
+	if (w->idx > 0 && w->prev_following == 0)
+		res->n_bfbs++;
+	else if (w->idx > 0 && (h->id >= 64 || !(w->prev_following >> h->id & 1)))
 		return rsh_bfb_fail(res, w, RSH_BFB_ERR_FOLLOWING,
 				    "id not announced by image %u at offset 0x%"
 				    PRIx64 " (following 0x%" PRIx64 ")",
@@ -347,6 +363,8 @@ rsh_bfb_read_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 		return rsh_bfb_fail_io(res, s);
 	if (got == 0 && w->idx == 0)
 		return rsh_bfb_fail_at(res, 0, RSH_BFB_ERR_EMPTY, "empty input");
+	if (got < RSH_BFB_HDR_LEN && s->partial)
+		return 0;
 	if (got < RSH_BFB_HDR_LEN && w->idx == 0)
 		return rsh_bfb_fail_at(res, 0, RSH_BFB_ERR_SHORT_HDR,
 				       "not a BFB: only %zu bytes, a header is %u",
@@ -367,7 +385,7 @@ rsh_bfb_read_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	return rsh_bfb_check_hdr(w, res) < 0 ? -EINVAL : 1;
 }
 
-/* Skip the header, including extra words beyond 3 (as ATF does, §6.5). */
+/* Skip the header (its length is checked to be 3 words before). */
 static int
 rsh_bfb_skip_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 		 struct rsh_bfb_result *res)
@@ -377,6 +395,8 @@ rsh_bfb_skip_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	rsh_bfb_src_peek(s, hlen, &got);
 	if (got < hlen && s->rerr)
 		return rsh_bfb_fail_io(res, s);
+	if (got < hlen && s->partial)
+		return 1;
 	if (got < hlen)
 		return rsh_bfb_fail(res, w, RSH_BFB_ERR_TRUNCATED,
 				    "truncated: header says %u words but only "
@@ -386,7 +406,7 @@ rsh_bfb_skip_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 }
 
 /*
- * CRC the data plus padding (§6.3) and check it. *data is set to the data
+ * CRC the data plus padding (§D6.3) and check it. *data is set to the data
  * in memory (memory sources only, else NULL).
  */
 static int
@@ -399,7 +419,7 @@ rsh_bfb_check_data(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	uint32_t crc = 0;
 	size_t got;
 
-	*data = s->fd < 0 ? s->mem + s->pos : NULL;
+	*data = s->is_mem ? s->mem + s->pos : NULL;
 	while (left > 0) {
 		p = rsh_bfb_src_peek(s, left, &got);
 		if (got == 0)
@@ -410,6 +430,8 @@ rsh_bfb_check_data(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	}
 	if (left > 0 && s->rerr)
 		return rsh_bfb_fail_io(res, s);
+	if (left > 0 && s->partial)
+		return 1;
 	if (left > 0)
 		return rsh_bfb_fail(res, w, RSH_BFB_ERR_TRUNCATED,
 				    "truncated: header says %" PRIu32 " bytes of "
@@ -432,7 +454,7 @@ rsh_bfb_finish(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	res->trailing_bytes = rsh_bfb_src_drain(s);
 	if (s->rerr)
 		return rsh_bfb_fail_io(res, s);
-	if (w->prev_following == 0)
+	if (w->prev_following == 0 || s->partial)
 		return 0;
 	w->idx--;
 	w->hdr_off = w->prev_off;
@@ -444,7 +466,31 @@ rsh_bfb_finish(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	return -EINVAL;
 }
 
-/* Walk every image of a source (§6.6); see rsh_bfb_walk(). */
+/* A second image with the same id and version: warn (the ROM would see
+ * both). */
+static void
+rsh_bfb_note_repeat(struct rsh_bfb_walk *w, struct rsh_bfb_result *res)
+{
+	const struct rsh_bfb_hdr *h = &w->h;
+	const char *name = rsh_bfb_id_name(h->id);
+
+	if (h->id >= 64)
+		return;
+	if (!(w->seen_ver[h->id] >> h->cur_ver & 1)) {
+		w->seen_ver[h->id] |= (uint16_t)(1u << h->cur_ver);
+		w->seen_idx[h->id][h->cur_ver] = w->idx;
+		return;
+	}
+	if (res->n_warnings++ > 0)
+		return;
+	snprintf(res->warn, sizeof(res->warn), "image %u (id %u%s%s%s) at "
+		 "offset 0x%" PRIx64 " repeats id %u version %u of image %u",
+		 w->idx, h->id, name ? " '" : "", name ? name : "",
+		 name ? "'" : "", w->hdr_off, h->id, h->cur_ver,
+		 w->seen_idx[h->id][h->cur_ver]);
+}
+
+/* Walk every image of a source (§D6.6); see rsh_bfb_walk(). */
 static int
 rsh_bfb_walk_src(struct rsh_bfb_src *s, rsh_bfb_image_cb cb, void *arg,
 		 struct rsh_bfb_result *res)
@@ -454,6 +500,7 @@ rsh_bfb_walk_src(struct rsh_bfb_src *s, rsh_bfb_image_cb cb, void *arg,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	res->n_bfbs = 1;
 	for (;;) {
 		rc = rsh_bfb_read_hdr(s, &w, res);
 		if (rc == 0)
@@ -463,8 +510,9 @@ rsh_bfb_walk_src(struct rsh_bfb_src *s, rsh_bfb_image_cb cb, void *arg,
 		rc = rsh_bfb_skip_hdr(s, &w, res);
 		if (rc == 0)
 			rc = rsh_bfb_check_data(s, &w, res, &data);
-		if (rc < 0)
-			return rc;
+		if (rc != 0)
+			return rc < 0 ? rc : 0;   /* 1: the partial input ends */
+		rsh_bfb_note_repeat(&w, res);
 		res->n_images = ++w.idx;
 		res->images_end = s->pos;
 		w.prev_following = w.h.following;
@@ -480,11 +528,47 @@ int
 rsh_bfb_walk(const uint8_t *buf, size_t len, rsh_bfb_image_cb cb,
 	     void *arg, struct rsh_bfb_result *res)
 {
-	struct rsh_bfb_src s = { .mem = buf, .mem_len = len, .fd = -1 };
+	struct rsh_bfb_src s = { .mem = buf, .mem_len = len, .is_mem = true,
+				 .fd = -1 };
 
 	if (res == NULL || (buf == NULL && len > 0))
 		return -EINVAL;
 	return rsh_bfb_walk_src(&s, cb, arg, res);
+}
+
+/* Check the complete images at the start of a stream's first bytes. */
+int
+rsh_bfb_check_head(const uint8_t *buf, size_t len, struct rsh_bfb_result *res)
+{
+	struct rsh_bfb_src s = { .mem = buf, .mem_len = len, .is_mem = true,
+				 .partial = true, .fd = -1 };
+
+	if (res == NULL || (buf == NULL && len > 0))
+		return -EINVAL;
+	return rsh_bfb_walk_src(&s, NULL, NULL, res);
+}
+
+/* Validate what a read function returns, to its end, in constant memory. */
+int
+rsh_bfb_validate_stream(rsh_bfb_read_fn rd, void *arg,
+			struct rsh_bfb_result *res)
+{
+	struct rsh_bfb_src s = { .rd = rd, .rd_arg = arg, .fd = -1 };
+	int rc;
+
+	if (res == NULL || rd == NULL)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	s.buf = malloc(RSH_BFB_FILE_CHUNK);
+	if (s.buf == NULL) {
+		snprintf(res->msg, sizeof(res->msg), "out of memory");
+		return -ENOMEM;
+	}
+	rc = rsh_bfb_walk_src(&s, NULL, NULL, res);
+	if (res->err == RSH_BFB_ERR_EMPTY)
+		snprintf(res->msg, sizeof(res->msg), "offset 0x0: the input is empty");
+	free(s.buf);
+	return rc;
 }
 
 /* Validate a file by path with constant memory. */
@@ -587,7 +671,7 @@ rsh_bfb_write_one(const struct rsh_bfb_wimage *img, uint64_t following,
 	return RSH_BFB_HDR_LEN + (size_t)img->len + pad;
 }
 
-/* Write a BFB: following bitmaps are suffix ORs of the later ids (§6.3). */
+/* Write a BFB: following bitmaps are suffix ORs of the later ids (§D6.3). */
 long
 rsh_bfb_write(const struct rsh_bfb_wimage *imgs, unsigned int n,
 	      uint8_t *out, size_t out_len)

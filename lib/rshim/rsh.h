@@ -122,7 +122,7 @@ struct rsh_poll_opts {
 
 /*
  * Default back-off ceiling of an idle poll loop. Data a user queues wakes
- * the loop at once; data from the device waits at most this long (300 us
+ * the loop at once; data from the device waits at most this long (500 us
  * while a device has TM FIFO channels: the DPU may start a conversation).
  */
 #define RSH_POLL_MAX_SLEEP_US_DEFAULT 4000u
@@ -204,6 +204,10 @@ struct rsh_boot_opts {
 	bool skip_reset;           /**< BOOT_RESET_SKIP: no BOOT_CONTROL=0, no
 				     *   reset key */
 	enum rsh_boot_policy policy;
+	/** Boot FIFO depth the push assumes, words: 0 = the generation's
+	 *  (BlueField-3 1024, BlueField-1/2 512, hardware-notes §D6.1); 512
+	 *  is the fallback for a BlueField-3 that turns out shallower. */
+	uint32_t fifo_words;
 	/** Non-zero cancels the reset delay of rsh_boot_open() (e.g. set by
 	 *  a SIGINT handler); read with relaxed atomics. May be NULL. */
 	const int *cancel_flag;

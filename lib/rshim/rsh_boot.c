@@ -32,6 +32,23 @@ rsh_boot_opts_default(struct rsh_boot_opts *o)
 	o->policy = RSH_BOOT_POLICY_CREDIT;
 }
 
+/*
+ * Boot FIFO depth of a push. BlueField-3's is 1024 words: NVIDIA's BF3 USB
+ * path fills it to 8192 - 8 x count bytes per transfer (hardware-notes
+ * §D6.1, §1.10), while its PCIe path assumes 512 for every generation
+ * (§1.5 notes). It is one FIFO whatever the transport, so the PCIe path
+ * uses 1024 on BF3 too (half the status reads at fast drain); fifo_words
+ * = 512 is the fallback should a BF3 part turn out shallower (words past
+ * the depth would be dropped, §D6.1).
+ */
+static uint32_t
+rsh_boot_fifo_words(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
+{
+	if (o->fifo_words != 0)
+		return o->fifo_words;
+	return dev->be->gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+}
+
 /* Milliseconds to cycles. */
 static uint64_t
 rsh_ms_to_cycles(uint64_t ms)
@@ -147,6 +164,14 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 	if (b->opts.stall_timeout_ms == 0)
 		b->opts.stall_timeout_ms = 300000;
 	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
+	if (b->opts.fifo_words != 0 &&
+	    (b->opts.fifo_words < 64 || b->opts.fifo_words > RSH_BF3_BOOT_FIFO_DEPTH)) {
+		rsh_err_set("%s: boot FIFO depth %u words is out of range (64-%u; 512 is the safe fallback)",
+			    dev->name, b->opts.fifo_words, RSH_BF3_BOOT_FIFO_DEPTH);
+		free(b);
+		return -EINVAL;
+	}
+	b->credit_max = rsh_boot_fifo_words(dev, &b->opts) - RSH_BOOT_FIFO_RESERVE;
 	rc = rsh_boot_alloc_pipe(b);
 	if (rc < 0)
 		goto err_free;

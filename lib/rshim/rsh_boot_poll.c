@@ -24,8 +24,7 @@
 /* Below this the wait is not worth it: write what fits now. */
 #define RSH_BOOT_SPIN_NS 1000ull
 /* Below this drain time of the queued words the device counts as fast,
- * and is topped up once this many words are free. */
-#define RSH_BOOT_FAST_WORDS 256u
+ * and is topped up once half the credit is free. */
 #define RSH_BOOT_FAST_DRY_NS 50000ull
 /* The reference daemon's sleep when the FIFO is full, §3.3. */
 #define RSH_BOOT_REF_SLEEP_NS 1000000ull
@@ -41,7 +40,7 @@ rsh_cyc_to_ns(uint64_t c)
 static inline uint64_t
 rsh_ns_to_cyc(uint64_t ns)
 {
-	return ns * rte_get_timer_hz() / 1000000000ull;
+	return (uint64_t)((unsigned __int128)ns * rte_get_timer_hz() / 1000000000u);
 }
 
 /* Publish the end of the job and let go of it (the last touch of b). */
@@ -151,8 +150,7 @@ rsh_boot_read_count(struct rsh_boot *b, uint64_t now, uint32_t *count)
 		return rc;
 	*count = v & RSH_BOOT_FIFO_COUNT__MASK;
 	rsh_boot_rate_sample(b, now, *count);
-	b->credit = *count >= RSH_BOOT_CREDIT_MAX ? 0 :
-		    RSH_BOOT_CREDIT_MAX - *count;
+	b->credit = *count >= b->credit_max ? 0 : b->credit_max - *count;
 	return 0;
 }
 
@@ -166,8 +164,8 @@ static uint64_t
 rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 {
 	uint32_t left = b->cur_words - b->cur_word;
-	uint32_t enough = RTE_MIN(RSH_BOOT_WRITE_WORDS, left);
-	uint32_t want = RTE_MIN(RSH_BOOT_REFILL_WORDS, left);
+	uint32_t enough = RTE_MIN(b->credit_max / 4, left);
+	uint32_t want = RTE_MIN(b->credit_max * 3 / 4, left);
 	uint64_t need_ns, dry_ns;
 
 	if (b->credit >= enough)
@@ -182,7 +180,7 @@ rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 	dry_ns = rsh_cyc_to_ns((uint64_t)(RSH_BOOT_DRY_FRACTION * count / b->rate));
 	/* A fast device empties the FIFO while we write: top it up sooner. */
 	if (dry_ns < RSH_BOOT_FAST_DRY_NS)
-		want = RTE_MIN(RSH_BOOT_FAST_WORDS, left);
+		want = RTE_MIN(b->credit_max / 2, left);
 	need_ns = rsh_cyc_to_ns((uint64_t)((want - b->credit) / b->rate));
 	need_ns = RTE_MIN(need_ns, dry_ns);
 	if (need_ns < RSH_BOOT_SPIN_NS)

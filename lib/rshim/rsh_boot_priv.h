@@ -18,16 +18,16 @@
 #define RSH_BOOT_CHUNK (64u * 1024u)     /* bytes per hand-off chunk */
 #define RSH_BOOT_REF_CHUNK (16u * 1024u) /* the reference daemon's, §3.3 */
 #define RSH_BOOT_NCHUNKS 64u             /* 4 MiB in flight at most */
-/* Credit per BOOT_FIFO_COUNT read: 512 - count - 3 words, §3.3. */
-#define RSH_BOOT_CREDIT_MAX (RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE)
 /*
- * When the device drains slowly: sleep until this many words are free,
+ * Credit per BOOT_FIFO_COUNT read: depth - count - 3 words (§3.3), the
+ * depth 512 words, or 1024 on BlueField-3 (§D6.1). The 3 spare words also
+ * keep a full 1024-word FIFO from reading as count 0 (the count field has
+ * 10 bits).
+ * When the device drains slowly: sleep until 3/4 of the credit is free,
  * but at most RSH_BOOT_DRY_FRACTION of the time the device needs to drain
- * what is queued; after a wait, write once RSH_BOOT_WRITE_WORDS fit.
+ * what is queued; after a wait, write once 1/4 of it fits.
  */
-#define RSH_BOOT_REFILL_WORDS 384u
 #define RSH_BOOT_DRY_FRACTION 0.75
-#define RSH_BOOT_WRITE_WORDS 128u
 /* A gap of no progress this long counts as a stall in the stats. */
 #define RSH_BOOT_STALL_NS 100000000ull
 
@@ -86,6 +86,7 @@ struct rsh_boot {
 	struct rsh_boot_chunk *cur;
 	uint32_t cur_word;
 	uint32_t cur_words;
+	uint32_t credit_max;           /* depth - 3 (set at open) */
 	uint32_t credit;               /* words known free in the FIFO */
 	uint32_t last_count;           /* count at the last read + written since */
 	bool have_ref;

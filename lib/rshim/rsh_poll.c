@@ -26,6 +26,7 @@
 
 #include "rsh_boot_priv.h"
 #include "rsh_cmd.h"
+#include "rsh_tmfifo_priv.h"
 #include "rsh_log.h"
 
 #define RSH_POLLER_MAX_DEVS 16
@@ -44,7 +45,7 @@
  * interrupt for data the DPU sends (hardware-notes §4.9), so this gap
  * between two status reads bounds the latency of DPU-initiated traffic.
  */
-#define RSH_POLL_TMFIFO_CEILING_NS 300000ull
+#define RSH_POLL_TMFIFO_CEILING_NS 500000ull
 
 /*
  * A poller. devs and n_devs belong to the loop while it runs (changed by
@@ -377,10 +378,33 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 }
 
 /*
+ * Anything users queued since the last pass? Commands and TM FIFO TX are
+ * looked at in their rings (no MMIO); a running push takes a full pass.
+ * Returns true when the doze must not sleep.
+ */
+static bool
+rsh_poller_user_work(struct rsh_poller *p)
+{
+	uint64_t hint = UINT64_MAX;
+	unsigned int i;
+
+	if (rsh_ring_count(p->cmds) > 0)
+		return true;
+	for (i = 0; i < p->n_devs; i++) {
+		if (__atomic_load_n(&p->devs[i]->boot, __ATOMIC_ACQUIRE) != NULL)
+			return rsh_poller_pass(p, &hint) > 0 || hint != UINT64_MAX;
+		if (rsh_tmfifo_user_pending(p->devs[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Idle back-off sleep that a user can cut short (rsh_poller_kick). The
- * flag is set, then one more pass looks for work: either that pass sees
- * what a user queued, or the user sees the flag and wakes us (both sides
- * use sequentially consistent operations, pairing with rsh_poller_kick).
+ * flag is set, then the user-side queues are looked at once more: either
+ * that look sees what a user queued, or the user sees the flag and wakes
+ * us (both sides use sequentially consistent operations, pairing with
+ * rsh_poller_kick).
  */
 static void
 rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
@@ -389,10 +413,9 @@ rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
 		.tv_sec = ns / 1000000000ull,
 		.tv_nsec = ns % 1000000000ull,
 	};
-	uint64_t hint = UINT64_MAX;
 
 	__atomic_store_n(&p->dozing, 1, __ATOMIC_SEQ_CST);
-	if (rsh_poller_pass(p, &hint) == 0 && hint == UINT64_MAX)
+	if (!rsh_poller_user_work(p))
 		syscall(SYS_futex, &p->dozing, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
 	else
 		p->backoff_ns = 0;

@@ -127,5 +127,21 @@ struct rsh_tmfifo {
 	uint32_t con_rd_off;          /* user (console reader) */
 };
 
+/* True when a user queued TX data or control words (no MMIO; any thread). */
+static inline bool
+rsh_tmfifo_user_pending(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	unsigned int c;
+
+	if (t == NULL)
+		return false;
+	if (rsh_ring_count(t->ctrl) > 0)
+		return true;
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++)
+		if (t->ch[c].tx != NULL && rsh_ring_count(t->ch[c].tx) > 0)
+			return true;
+	return false;
+}
 
 #endif /* RSH_TMFIFO_PRIV_H */

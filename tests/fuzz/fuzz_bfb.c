@@ -4,7 +4,8 @@
  * walker's invariants: every image it hands out lies inside the input, the
  * result accounts for every byte of a valid stream, the message is always
  * a terminated string, and a valid stream rewritten by rsh_bfb_write()
- * (headers normalised to 3 words, minor 2) walks again with the same images.
+ * (headers normalised to 3 words, minor 2) walks again with the same images,
+ * and every prefix check of a valid stream (rsh_bfb_check_head) passes.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -88,6 +89,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	rsh_fz_check(res.err == RSH_BFB_OK && res.n_images > 0);
 	rsh_fz_check(res.images_end + res.trailing_bytes == size);
+	/* Any non-empty prefix of a valid stream passes the head check (a
+	 * pipe's first bytes are checked that way before the reset). */
+	rsh_fz_check(rsh_bfb_check_head(data, size / 2 + 1, &res) == 0);
 	if (c.n <= RSH_FZ_MAX_IMGS && !c.big_id)
 		rsh_fz_rewrite(&c);
 	return 0;

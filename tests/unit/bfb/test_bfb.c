@@ -2,7 +2,7 @@
 /*
  * Unit tests of lib/bfb: CRC-32, golden header bytes, writer/walker round
  * trip, trailing bytes, every violation kind, and the file validator.
- * Format facts: reference/dpu-side-tmfifo.md §6.3-§6.6.
+ * Format facts: hardware-notes §D6.3-§D6.6.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -367,9 +367,10 @@ test_trailing(void **state)
 	assert_int_equal(res.trailing_bytes, 4096);
 }
 
-/* Header words beyond 3 are skipped (as ATF does, §6.5); minors 0, 1 pass. */
+/* A header length other than 3 words is refused, as mlx-mkbfb refuses it
+ * (the firmware would skip extra words, the host tools do not write them). */
 static void
-test_extra_hdr_words(void **state)
+test_hdr_words_not_3(void **state)
 {
 	struct rsh_t_state *s = *state;
 	struct rsh_bfb_result res;
@@ -387,12 +388,15 @@ test_extra_hdr_words(void **state)
 	h.hdr_words = 4;
 	h.minor = 1;
 	rsh_t_put_hdr(b, &h);
-	assert_int_equal(rsh_bfb_walk(b, s->len + 8, NULL, NULL, &res), 0);
-	assert_int_equal(res.images_end, s->len + 8);
-	/* Cut inside the extra word: truncated header. */
-	assert_int_equal(rsh_bfb_walk(b, 28, NULL, NULL, &res), -EINVAL);
-	assert_int_equal(res.err, RSH_BFB_ERR_TRUNCATED);
+	assert_int_equal(rsh_bfb_walk(b, s->len + 8, NULL, NULL, &res), -EINVAL);
+	assert_int_equal(res.err, RSH_BFB_ERR_HDR_LEN);
 	assert_int_equal(res.err_offset, 0);
+	assert_non_null(strstr(res.msg, "must be 3"));
+	/* Minor 1 with 3 words is fine. */
+	rsh_t_get_hdr(s->buf, &h);
+	h.minor = 1;
+	rsh_t_put_hdr(s->buf, &h);
+	assert_int_equal(rsh_bfb_walk(s->buf, s->len, NULL, NULL, &res), 0);
 	free(b);
 }
 
@@ -623,7 +627,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test(test_write_bad_args),
 		cmocka_unit_test_setup_teardown(test_trailing, rsh_t_setup, rsh_t_teardown),
-		cmocka_unit_test_setup_teardown(test_extra_hdr_words, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_hdr_words_not_3, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_message, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test(test_id_names),

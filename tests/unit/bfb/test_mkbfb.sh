@@ -48,7 +48,8 @@ cat "$T/err"
 
 # Bad arguments exit 2 with one line.
 for args in "--random nosuch:1K $T/x" "--random bl2:12Q $T/x" "--bogus" \
-	"--image bl2 $T/x" ""; do
+	"--image bl2 $T/x" "" "--random bl2-v16:1K $T/x" "--random bl2:1.1K $T/x" \
+	"--random bl2:nan $T/x" "--random bl2:4G $T/x" "--random bl2:1K:-1 $T/x"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$MK" $args > /dev/null 2> "$T/err"
@@ -58,4 +59,24 @@ for args in "--random nosuch:1K $T/x" "--random bl2:12Q $T/x" "--bogus" \
 	[ "$(wc -l < "$T/err")" -eq 1 ] || fail "'$args' not one line"
 done
 "$MK" --help | grep -q -- "--append" || fail "--help"
+
+# Per-image versions (NAME-vN): current and next versions in --list.
+"$MK" --random bl2-v1:1K --random bl31:2K --random image-v2:1.5K \
+	--random initramfs:100 "$T/v.bfb" || fail "versions build exited $?"
+"$MK" --list "$T/v.bfb" > "$T/list" || fail "--list of versions"
+vers=$(awk '$1 ~ /^[0-9]+$/ { printf "%s/%s,", $5, $6 }' "$T/list")
+[ "$vers" = "1/0,0/2,2/0,0/0," ] || fail "versions cur/next '$vers'"
+lens=$(awk '$1 ~ /^[0-9]+$/ { printf "%s,", $7 }' "$T/list")
+[ "$lens" = "1024,2048,1536,100," ] || fail "lengths '$lens'"
+
+# A concatenation of two BFBs plus a bf.cfg is valid (as mlx-mkbfb -c);
+# the repeated id+version pairs are warned about, on stderr.
+cat "$T/v.bfb" "$T/v.bfb" "$T/bf.cfg" > "$T/cat.bfb"
+"$MK" --list "$T/cat.bfb" > "$T/list" 2> "$T/err" || fail "concatenation refused: $(cat "$T/err")"
+grep -q "concatenation of 2 BFBs" "$T/list" || fail "no concatenation line"
+[ "$(awk '$1 ~ /^[0-9]+$/' "$T/list" | wc -l)" -eq 8 ] || fail "8 images expected"
+grep -q "warning: image 4 (id 1 'bl2') .* repeats id 1 version 1 of image 0" "$T/err" ||
+	fail "no repeat warning: $(cat "$T/err")"
+"$MK" --list "$T/v.bfb" 2> "$T/err" > /dev/null
+[ ! -s "$T/err" ] || fail "warning on a single BFB: $(cat "$T/err")"
 echo "PASS"

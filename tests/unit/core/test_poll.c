@@ -90,6 +90,7 @@ rsh_t_job_init(struct rsh_t_job *j, struct rsh_dev *dev, unsigned int words)
 	j->b.dev = dev;
 	rsh_boot_opts_default(&j->b.opts);
 	j->b.stall_cycles = rte_get_timer_hz() * 100;
+	j->b.credit_max = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE; /* BF2 */
 	snprintf(name, sizeof(name), "rsh_t_tp%u", seq);
 	j->b.to_poll = rte_ring_create(name, 8, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	snprintf(name, sizeof(name), "rsh_t_tf%u", seq++);
@@ -141,8 +142,8 @@ test_credit_arithmetic(void **state)
 	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
 	m = rsh_t_mock_of(dev);
 	for (unsigned int i = 0; i < RTE_DIM(counts); i++) {
-		unsigned int want = counts[i] >= RSH_BOOT_CREDIT_MAX ? 0 :
-				    RSH_BOOT_CREDIT_MAX - counts[i];
+		unsigned int max = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE;
+		unsigned int want = counts[i] >= max ? 0 : max - counts[i];
 
 		rsh_t_job_init(&j, dev, 4096);
 		*rsh_t_reg(m, RSH_BOOT_FIFO_COUNT) = counts[i];

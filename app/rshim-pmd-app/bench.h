@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The boot benchmarks (--bench boot, --bench install): one row per
+ * generation, drain pattern and policy, measured the same way for both
+ * policies so the rows compare.
+ *
+ *   bench.c          the drain-rate table (--bench boot), text and JSON
+ *   bench_install.c  the install profile (--bench install)
+ *   bench_run.c      one row with rshim-pmd's policy, and the measures
+ *   bench_ref.c      one row with the reference daemon, modelled on its code
+ */
+#ifndef RSH_BENCH_H
+#define RSH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app.h"
+
+#define RSH_BENCH_PATTERN (4u << 20)  /* generated stream, repeated */
+#define RSH_BENCH_STEP (1u << 20)     /* bytes per feeder write */
+
+enum rsh_bench_pol {
+	RSH_BENCH_PMD = 0,   /* rshim-pmd: the boot engine and its poll lcore */
+	RSH_BENCH_REF,       /* the reference daemon (bench_ref.c) */
+};
+
+/* What one row runs. */
+struct rsh_bench_cfg {
+	const char *gen;        /* "bf1", "bf2", "bf3" */
+	double drain;           /* bytes/s, 0 = unlimited */
+	bool cost;              /* MMIO cost model on */
+	unsigned int profile;   /* install profile compression, 0 = none */
+	enum rsh_bench_pol pol;
+	uint64_t size;          /* bytes to push */
+	double budget_s;        /* stop the row after this long (wall) */
+};
+
+/*
+ * Counters at the start and the end of a row. "host" time is what one
+ * core on silicon would spend: process CPU minus the emulator's own CPU
+ * plus the MMIO time the cost model charged.
+ */
+struct rsh_bench_snap {
+	double wall_s;          /* CLOCK_MONOTONIC */
+	double cpu_s;           /* process CPU, all threads */
+	uint64_t nvcsw;         /* voluntary context switches = wake-ups */
+	uint64_t reads, writes; /* MMIO issued */
+	double charged_s;       /* MMIO time charged by the cost model */
+	double emu_s;           /* real time inside the emulator's register ops */
+	uint64_t drain_reads;   /* reads BF1's drain rule adds */
+};
+
+/* One row's result. */
+struct rsh_bench_res {
+	struct rsh_bench_cfg cfg;
+	uint64_t bytes;         /* pushed into the FIFO */
+	double time_s;          /* stream time on silicon: wall + charged */
+	double host_cpu_s;      /* poll lcore + feeder (+ reference threads) */
+	double emu_cpu_s;       /* the emulator's own CPU, reported apart */
+	uint64_t reads, writes; /* issued + BF1 drain reads */
+	uint64_t wakeups;
+	uint64_t short_writes;  /* reference: write() calls that returned short */
+	uint64_t full_sleeps;   /* reference: 1 ms sleeps after no progress */
+	bool partial;           /* the time budget ended the row */
+	int rc;
+};
+
+/* Counters of a device now (dev NULL: process counters only). */
+void rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s);
+
+/* Fill a result's measures from two snapshots. */
+void rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
+		    const struct rsh_bench_snap *b, double stream_s);
+
+/* The device string of a row: "sim:bf3,drain=20000000,cost=1,..." */
+void rsh_bench_devstr(const struct rsh_bench_cfg *c, char *buf, size_t len);
+
+/* Monotonic seconds. */
+double rsh_bench_now(void);
+
+/* The generated stream: a valid BFB followed by pseudo-random bytes. */
+uint8_t *rsh_bench_pattern(void);
+
+/* True once Ctrl-C was pressed. */
+bool rsh_bench_cancelled(void);
+
+/* One row with rshim-pmd's policy (bench_run.c). */
+void rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat,
+		       struct rsh_bench_res *r);
+
+/* One row with the reference daemon's model (bench_ref.c). */
+void rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat,
+		       struct rsh_bench_res *r);
+
+/* Run one row with the policy of r->cfg.pol. */
+void rsh_bench_run(struct rsh_app *app, const uint8_t *pat,
+		   struct rsh_bench_res *r);
+
+/* Floor of status reads per MiB: one per (depth - 3) words written. */
+double rsh_bench_reads_floor(const char *gen);
+
+/* One-core MMIO ceiling in MiB/s with the cost model's defaults. */
+double rsh_bench_ceiling(const char *gen, uint64_t rd_ns, uint64_t wr_ns);
+
+/* --bench install (bench_install.c). */
+int rsh_app_bench_install(struct rsh_app *app);
+
+#endif /* RSH_BENCH_H */

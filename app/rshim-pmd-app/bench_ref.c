@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reference daemon's boot push, modelled on its code (rshim-user-space
+ * src/rshim.c: rshim_boot_write, rshim_write_default, rshim_work_handler,
+ * rshim_write_delayed), as the baseline of the boot benchmarks. Three
+ * parties, as there:
+ *
+ *  - "cat": write() calls of 128 KiB (coreutils' buffer); a short write is
+ *    re-issued at once with the rest, as cat does;
+ *  - the CUSE thread serving write() (rsh_ref_boot_write): cuts the data
+ *    into 16 KiB pieces copied into two alternating buffers, hands each to
+ *    the worker and blocks on a condition variable until it is done;
+ *  - the worker (rsh_ref_worker), the only thread touching registers while
+ *    the stream runs: one BOOT_FIFO_COUNT read, then as many words as fit.
+ *
+ * Not modelled: the FUSE round trip of each write() through the kernel
+ * (the model is cheaper than the daemon there), the pipe write that wakes
+ * the worker's epoll loop (modelled as the condition variable the issue
+ * of the hand-off uses on its other side).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "rsh_dev_priv.h"
+
+#define RSH_REF_BUF (16u * 1024u)      /* BOOT_BUF_SIZE, two of them */
+#define RSH_REF_CAT_BLOCK (128u * 1024u)
+#define RSH_REF_FULL_SLEEP_US 1000u    /* no progress: sleep 1 ms, §3.6 */
+#define RSH_REF_BAD_SLEEP_US 10000u    /* bad count value: 10 ms, §3.3 */
+#define RSH_REF_TIMEOUT_S 300.0        /* BOOT_TIMEOUT default, §3.5 */
+
+/* The shared state of the model; the mutex guards the hand-off fields. */
+struct rsh_ref {
+	struct rsh_dev *dev;
+	pthread_mutex_t mu;
+	pthread_cond_t work;           /* CUSE thread -> worker */
+	pthread_cond_t done;           /* worker -> CUSE thread */
+	const uint8_t *work_buf;       /* NULL: nothing to do */
+	size_t work_len;
+	size_t work_got;
+	bool work_ready;
+	bool stop;
+	uint8_t buf[2][RSH_REF_BUF];   /* CUSE thread only */
+	double last_progress;          /* CUSE thread only */
+	uint64_t bytes;                /* worker: words written * 8 */
+	uint64_t short_writes, full_sleeps, bad_reads;
+};
+
+/* push_chunk (rshim_write_delayed, BOOT): read the count only when the
+ * words known free are used up; a full FIFO returns what was written
+ * (a short write); a "not reachable" count value sleeps 10 ms and claims
+ * the whole chunk written (§3.3, inferred: the data is lost). */
+static size_t
+rsh_ref_push_chunk(struct rsh_ref *r, const uint8_t *buf, size_t len)
+{
+	size_t done = 0;
+	int avail = 0;
+
+	while (done < len) {
+		unsigned int n;
+
+		if (rsh_bench_cancelled())
+			break;
+		if (avail <= 0) {
+			uint64_t c = rsh_dev_rd(r->dev, RSH_BOOT_FIFO_COUNT);
+
+			if (rsh_reg_val_is_bad(c)) {
+				r->bad_reads++;
+				usleep(RSH_REF_BAD_SLEEP_US);
+				return len;
+			}
+			avail = (int)RSH_BOOT_FIFO_SIZE -
+				(int)(c & RSH_BOOT_FIFO_COUNT__MASK) -
+				(int)RSH_BOOT_FIFO_RESERVE;
+			if (avail <= 0)
+				return done;
+		}
+		/* one 64-bit posted write per word there; a burst here (the
+		 * same MMIO, fewer calls into the emulator) */
+		n = (unsigned int)RTE_MIN((size_t)avail, (len - done) / 8);
+		r->dev->be->ops->write_fifo(r->dev->be,
+					    r->dev->map.off[RSH_BOOT_FIFO_DATA],
+					    (const uint64_t *)(buf + done), n);
+		done += (size_t)n * 8;
+		avail -= (int)n;
+	}
+	return done;
+}
+
+/* The worker: wait for a piece, push it, hand back how much went in. */
+static void *
+rsh_ref_worker(void *arg)
+{
+	struct rsh_ref *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->work_ready && !r->stop)
+			pthread_cond_wait(&r->work, &r->mu);
+		if (r->stop)
+			break;
+		pthread_mutex_unlock(&r->mu);
+		r->work_got = rsh_ref_push_chunk(r, r->work_buf, r->work_len);
+		r->bytes += r->work_got;
+		pthread_mutex_lock(&r->mu);
+		r->work_ready = false;
+		pthread_cond_signal(&r->done);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* rshim_write_default (BOOT): hand a piece over and wait for the result. */
+static size_t
+rsh_ref_hand_off(struct rsh_ref *r, const uint8_t *buf, size_t len)
+{
+	size_t got;
+
+	pthread_mutex_lock(&r->mu);
+	r->work_buf = buf;
+	r->work_len = len;
+	r->work_ready = true;
+	pthread_cond_signal(&r->work);
+	while (r->work_ready)
+		pthread_cond_wait(&r->done, &r->mu);
+	got = r->work_got;
+	pthread_mutex_unlock(&r->mu);
+	return got;
+}
+
+/* rshim_boot_write: one write() call on the boot file (count a multiple
+ * of 8 here: the benchmark streams have no partial word). Returns the
+ * bytes taken, or -ETIMEDOUT / -EINTR when none were. */
+static ssize_t
+rsh_ref_boot_write(struct rsh_ref *r, const uint8_t *user, size_t count)
+{
+	size_t written = 0;
+	int which = 0, rc = 0;
+
+	while (count >= 8) {
+		size_t n = RTE_MIN((size_t)RSH_REF_BUF, count & ~(size_t)7);
+		uint8_t *buf = r->buf[which];
+		size_t got;
+
+		if (rsh_bench_cancelled()) {
+			rc = -EINTR;
+			break;
+		}
+		which ^= 1;
+		memcpy(buf, user, n);
+		got = rsh_ref_hand_off(r, buf, n);
+		if (got == 0) { /* nothing accepted: 1 ms and again (§3.6) */
+			if (rsh_bench_now() - r->last_progress > RSH_REF_TIMEOUT_S) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			r->full_sleeps++;
+			usleep(RSH_REF_FULL_SLEEP_US);
+			continue;
+		}
+		count -= got;
+		user += got;
+		written += got;
+		r->last_progress = rsh_bench_now();
+		if (got != n)
+			break; /* FIFO full mid-piece: a short write */
+	}
+	return written > 0 || rc == 0 ? (ssize_t)written : rc;
+}
+
+/* cat: write() 128 KiB blocks; re-issue the rest of a short write. */
+static int
+rsh_ref_cat(struct rsh_ref *r, const uint8_t *pat, uint64_t size, double until)
+{
+	uint64_t off = 0;
+
+	r->last_progress = rsh_bench_now();
+	while (off < size) {
+		size_t n = (size_t)RTE_MIN(size - off, (uint64_t)RSH_REF_CAT_BLOCK);
+		uint64_t at = off % RSH_BENCH_PATTERN;
+		ssize_t got;
+
+		n = (size_t)RTE_MIN((uint64_t)n, RSH_BENCH_PATTERN - at);
+		if (rsh_bench_now() > until || rsh_bench_cancelled())
+			return -ECANCELED;
+		got = rsh_ref_boot_write(r, pat + at, n);
+		if (got < 0)
+			return got == -EINTR ? -ECANCELED : (int)got;
+		if ((size_t)got < n)
+			r->short_writes++;
+		off += (uint64_t)got;
+	}
+	return 0;
+}
+
+/* The open sequence the push needs (§3.2): BOOT_CONTROL=0, reset key,
+ * wait until the rshim answers (the emulator's window is short). */
+static int
+rsh_ref_open(struct rsh_dev *dev)
+{
+	double until = rsh_bench_now() + 5;
+	uint64_t v;
+
+	rsh_dev_wr(dev, RSH_BOOT_CONTROL, 0);
+	v = rsh_dev_rd(dev, RSH_RESET_CONTROL);
+	if (rsh_reg_val_is_bad(v))
+		return -EIO;
+	v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
+	rsh_dev_wr(dev, RSH_RESET_CONTROL, v);
+	while (rsh_reg_val_is_bad(rsh_dev_rd(dev, RSH_BOOT_FIFO_COUNT))) {
+		if (rsh_bench_now() > until)
+			return -ETIMEDOUT;
+		usleep(100);
+	}
+	return 0;
+}
+
+/* Run the model on an opened device; fills r (measures included). */
+static int
+rsh_ref_stream(struct rsh_ref *r, const uint8_t *pat, struct rsh_bench_res *res)
+{
+	struct rsh_bench_snap a, z;
+	pthread_t th;
+	int rc;
+
+	rsh_bench_snap(r->dev, &a);
+	if (pthread_create(&th, NULL, rsh_ref_worker, r) != 0)
+		return -EAGAIN;
+	rc = rsh_ref_cat(r, pat, res->cfg.size, a.wall_s + res->cfg.budget_s);
+	pthread_mutex_lock(&r->mu);
+	r->stop = true;
+	pthread_cond_signal(&r->work);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(th, NULL);
+	rsh_bench_snap(r->dev, &z);
+	rsh_bench_fill(res, &a, &z, z.wall_s - a.wall_s);
+	res->bytes = r->bytes;
+	res->short_writes = r->short_writes;
+	res->full_sleeps = r->full_sleeps;
+	return rc;
+}
+
+/* One row with the reference daemon's model. */
+void
+rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *res)
+{
+	static struct rsh_ref r; /* 32 KiB of buffers; rows run one at a time */
+	char devstr[160];
+
+	RTE_SET_USED(app);
+	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.work, NULL);
+	pthread_cond_init(&r.done, NULL);
+	rsh_bench_devstr(&res->cfg, devstr, sizeof(devstr));
+	res->rc = rsh_dev_open(devstr, NULL, &r.dev);
+	if (res->rc < 0) {
+		rsh_app_err("bench %s: %s", devstr, rsh_last_error());
+		goto out;
+	}
+	res->rc = rsh_ref_open(r.dev);
+	if (res->rc == 0)
+		res->rc = rsh_ref_stream(&r, pat, res);
+	else
+		rsh_app_err("bench %s: the emulated rshim did not come back after the reset", devstr);
+	rsh_dev_wr(r.dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
+	res->partial = res->rc == -ECANCELED;
+	if (res->partial && !rsh_bench_cancelled())
+		res->rc = 0;
+	rsh_dev_close(r.dev);
+out:
+	pthread_cond_destroy(&r.done);
+	pthread_cond_destroy(&r.work);
+	pthread_mutex_destroy(&r.mu);
+}

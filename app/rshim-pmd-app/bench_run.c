@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Boot benchmarks: the measures every row takes the same way, and one row
+ * with rshim-pmd's policy (the boot engine feeding its poll lcore).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bench.h"
+#include "rsh_bfb.h"
+#include "rsh_dev_priv.h"
+#include "rsh_sim.h"
+
+/* Monotonic seconds. */
+double
+rsh_bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* True once Ctrl-C (SIGINT/SIGTERM) was seen. */
+bool
+rsh_bench_cancelled(void)
+{
+	return __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED) != 0;
+}
+
+/* Process counters and, with dev, the device's MMIO and cost counters. */
+void
+rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
+{
+	struct rsh_sim_cost_stats cs;
+	struct rsh_mmio_stats m;
+	struct rusage ru;
+
+	memset(s, 0, sizeof(*s));
+	getrusage(RUSAGE_SELF, &ru);
+	s->wall_s = rsh_bench_now();
+	s->cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	s->nvcsw = (uint64_t)ru.ru_nvcsw;
+	if (dev == NULL)
+		return;
+	rsh_dev_mmio_stats(dev, &m);
+	s->reads = m.reads;
+	s->writes = m.writes;
+	if (rsh_sim_cost_get(dev->be, &cs) == 0) {
+		s->charged_s = cs.charged_ns / 1e9;
+		s->emu_s = cs.emu_ns / 1e9;
+		s->drain_reads = cs.bf1_drain_reads;
+	}
+}
+
+/* Measures of a row from two snapshots; stream_s = real stream time. */
+void
+rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
+	       const struct rsh_bench_snap *b, double stream_s)
+{
+	double charged = b->charged_s - a->charged_s;
+	double emu = b->emu_s - a->emu_s;
+	double host = b->cpu_s - a->cpu_s - emu;
+
+	/* the emulator runs inline in the MMIO thread: its time is not host
+	 * time on silicon, the charged MMIO time is */
+	r->time_s = RTE_MAX(stream_s - emu, 0.0) + charged;
+	r->emu_cpu_s = emu;
+	r->host_cpu_s = (host > 0 ? host : 0) + charged;
+	if (!r->cfg.cost) { /* emulator CPU rows: everything, as measured */
+		r->time_s = stream_s;
+		r->host_cpu_s = b->cpu_s - a->cpu_s;
+	}
+	r->reads = b->reads - a->reads + b->drain_reads - a->drain_reads;
+	r->writes = b->writes - a->writes;
+	r->wakeups = b->nvcsw - a->nvcsw;
+}
+
+/* The emulator device string of a row. */
+void
+rsh_bench_devstr(const struct rsh_bench_cfg *c, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "sim:%s,resetwin=0,resetdelay=1ms", c->gen);
+
+	if (c->profile != 0)
+		n += snprintf(buf + n, len - n, ",profile=install/%u", c->profile);
+	else if (c->drain > 0)
+		n += snprintf(buf + n, len - n, ",drain=%.0f", c->drain);
+	if (c->cost)
+		snprintf(buf + n, len - n, ",cost=1");
+}
+
+/* A valid BFB (small images) at the start of a pseudo-random pattern. */
+uint8_t *
+rsh_bench_pattern(void)
+{
+	uint8_t *buf = malloc(RSH_BENCH_PATTERN);
+	static uint8_t img[3][64 * 1024];
+	struct rsh_bfb_wimage w[5] = { /* bl2, bl31, bl33, kernel, initramfs */
+		{ .id = 1, .data = img[0], .len = sizeof(img[0]) },
+		{ .id = 3, .data = img[1], .len = 4096 },
+		{ .id = 5, .data = img[2], .len = 4096 },
+		{ .id = 62, .data = img[1], .len = sizeof(img[1]) },
+		{ .id = 63, .data = img[2], .len = sizeof(img[2]) - 3 },
+	};
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+
+	if (buf == NULL)
+		return NULL;
+	for (size_t i = 0; i < RSH_BENCH_PATTERN; i += 8) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+	memcpy(img, buf, sizeof(img));
+	if (rsh_bfb_write(w, RTE_DIM(w), buf, RSH_BENCH_PATTERN) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Words per status read rshim-pmd can write: the depth it assumes - 3
+ * (BlueField-3 1024 words, others 512). */
+static double
+rsh_bench_credit(const char *gen)
+{
+	uint32_t depth = strcmp(gen, "bf3") == 0 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+
+	return depth - RSH_BOOT_FIFO_RESERVE;
+}
+
+/* Floor of status reads per MiB: one per full credit, and on BF1 the
+ * drain reads its rule adds inside each credit (one before the 16th,
+ * 31st, ... write, hardware-notes §1.9). */
+double
+rsh_bench_reads_floor(const char *gen)
+{
+	double c = rsh_bench_credit(gen);
+	double per = 1;
+
+	if (strcmp(gen, "bf1") == 0)
+		per += (double)(((unsigned int)c - 1) / 15);
+	return 131072.0 / c * per;
+}
+
+/* MiB/s one core can push at these costs: 131072 writes and the floor of
+ * reads per MiB. */
+double
+rsh_bench_ceiling(const char *gen, uint64_t rd_ns, uint64_t wr_ns)
+{
+	double ns = 131072.0 * wr_ns + rsh_bench_reads_floor(gen) * rd_ns;
+
+	return ns > 0 ? 1e9 / ns : 0;
+}
+
+/* Feed size bytes of the pattern, then wait for the FIFO to take it all. */
+static int
+rsh_bench_feed(struct rsh_boot *b, const uint8_t *pat, uint64_t size, double until)
+{
+	uint64_t off = 0;
+	int rc;
+
+	while (off < size) {
+		uint64_t n = RTE_MIN(size - off, (uint64_t)RSH_BENCH_STEP);
+
+		if (rsh_bench_now() > until || rsh_bench_cancelled())
+			return -ECANCELED;
+		rc = rsh_boot_write(b, pat + off % RSH_BENCH_PATTERN, n);
+		if (rc < 0)
+			return rc;
+		off += n;
+	}
+	rsh_boot_end_input(b);
+	while (rsh_boot_state(b) == 0) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (rsh_bench_now() > until || rsh_bench_cancelled())
+			return -ECANCELED;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Open the device of a row with a running poller. */
+static int
+rsh_bench_pmd_open(struct rsh_app *app, const char *devstr, struct rsh_dev **dev,
+		   struct rsh_poller **p)
+{
+	int rc = rsh_dev_open(devstr, NULL, dev);
+
+	if (rc == 0)
+		rc = rsh_poller_create(&app->poll, p);
+	if (rc == 0)
+		rc = rsh_poller_add(*p, *dev);
+	if (rc == 0)
+		rc = rsh_poller_start(*p);
+	if (rc < 0)
+		rsh_app_err("bench %s: %s", devstr, rsh_last_error());
+	return rc;
+}
+
+/* One row with rshim-pmd's policy. */
+void
+rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *r)
+{
+	struct rsh_boot_opts bo = app->boot;
+	struct rsh_bench_snap a, z;
+	struct rsh_poller *p = NULL;
+	struct rsh_dev *dev = NULL;
+	struct rsh_boot_stats st;
+	struct rsh_boot *b;
+	char devstr[160];
+
+	rsh_bench_devstr(&r->cfg, devstr, sizeof(devstr));
+	bo.policy = RSH_BOOT_POLICY_CREDIT;
+	bo.reset_delay_ms = -1;
+	r->rc = rsh_bench_pmd_open(app, devstr, &dev, &p);
+	if (r->rc == 0)
+		r->rc = rsh_boot_open(dev, p, &bo, &b);
+	if (r->rc < 0) {
+		if (dev != NULL && p != NULL)
+			rsh_app_err("bench %s: %s", devstr, rsh_last_error());
+		goto out;
+	}
+	rsh_bench_snap(dev, &a);
+	r->rc = rsh_bench_feed(b, pat, r->cfg.size, a.wall_s + r->cfg.budget_s);
+	if (r->rc < 0)
+		rsh_boot_cancel(b);
+	rsh_boot_close(b, &st);
+	rsh_bench_snap(dev, &z);
+	/* wall time measured here: the engine's elapsed_ns is not used (it
+	 * overflowed past ~7 s in rshim-pmd 0.1) */
+	rsh_bench_fill(r, &a, &z, z.wall_s - a.wall_s);
+	r->bytes = st.bytes_pushed;
+	r->partial = r->rc == -ECANCELED;
+	if (r->partial && !rsh_bench_cancelled())
+		r->rc = 0; /* the time budget ended a slow configuration */
+out:
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+}
+
+/* Run one row with its policy. */
+void
+rsh_bench_run(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *r)
+{
+	if (r->cfg.pol == RSH_BENCH_REF)
+		rsh_bench_run_ref(app, pat, r);
+	else
+		rsh_bench_run_pmd(app, pat, r);
+}

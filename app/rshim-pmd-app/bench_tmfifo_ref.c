@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --bench tmfifo baseline: the reference daemon's TM FIFO schedule,
+ * modelled on its code (rshim-user-space src/rshim.c rshim_fifo_input,
+ * rshim_fifo_output, src/rshim_net.c and the epoll loop of rshim.c), on a
+ * fresh emulated BlueField-3 with the built-in ICMP responder:
+ *
+ *  - one thread, a 1 ms timer tick; network RX and TX run every tick
+ *    while there was traffic, every 10th tick when idle (hardware-notes
+ *    §4.9, PR #244);
+ *  - a frame the host sends is written at once if it fits (the TAP fd
+ *    wakes the loop, §4.8), the rest waits for a later pass; the free
+ *    HTT space is read before each burst (256 - count - 3, §4.5);
+ *  - RX reads TILE_TO_HOST_STS and pops that many words, again while
+ *    words keep arriving (§4.6).
+ *
+ * Not modelled: the TAP and FUSE system calls, the 2 KiB staging copies.
+ * The rows: round trips while active and after an idle period, ICMP echo
+ * throughput with the MMIO cost model, and the idle loop's wake-ups.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "app.h"
+#include "bench_tmfifo.h"
+#include "rsh_dev_priv.h"
+#include "rsh_sim.h"
+#include "rsh_tmfifo_proto.h"
+
+#define RSH_TR_TICK_NS 1000000ull    /* timerfd period, §4.9 */
+#define RSH_TR_IDLE_TICKS 10u        /* net polled every 10th tick when idle */
+#define RSH_TR_MSG_WORDS 256u
+#define RSH_TR_WINDOW 48u            /* as the rshim-pmd throughput rows */
+
+/* The model's state: one thread owns the device. */
+struct rsh_tr {
+	struct rsh_dev *dev;
+	uint64_t tx[RSH_TR_MSG_WORDS];   /* frame being sent */
+	unsigned int tx_words, tx_done;
+	uint64_t msg[RSH_TR_MSG_WORDS];  /* frame being received */
+	unsigned int msg_have, msg_words;
+	uint64_t replies;                /* ICMP echo replies received */
+	uint64_t rx_words;
+	bool active;                     /* traffic since the last pass */
+	uint64_t tick;
+	double next_tick;
+	uint16_t seq;
+};
+
+/* Monotonic seconds. */
+static double
+rsh_tr_now(void)
+{
+	return rsh_app_ns() / 1e9;
+}
+
+/* An ICMP echo request of len bytes as FIFO words: header + frame. */
+static void
+rsh_tr_frame(struct rsh_tr *t, unsigned int len)
+{
+	static const uint8_t hdr[14] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01,
+					 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02, 0x08, 0x00 };
+	uint8_t f[1536] = { 0 };
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+	uint8_t *ic = f + 34;
+	uint16_t ck;
+
+	memcpy(f, hdr, sizeof(hdr));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - 14));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_ICMP;
+	ip->src_addr = rte_cpu_to_be_32(0xC0A86401);
+	ip->dst_addr = rte_cpu_to_be_32(0xC0A86402);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	ic[0] = 8; /* echo request */
+	ic[4] = 0x52; ic[5] = 0x53;
+	ic[6] = (uint8_t)(t->seq >> 8); ic[7] = (uint8_t)t->seq;
+	t->seq++;
+	ck = (uint16_t)~rte_raw_cksum(ic, len - 34);
+	memcpy(ic + 2, &ck, 2);
+	t->tx[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, (uint16_t)len, NULL);
+	memset(&t->tx[1], 0, (len + 7) / 8 * 8);
+	memcpy(&t->tx[1], f, len);
+	t->tx_words = rsh_tmf_msg_words(len);
+	t->tx_done = 0;
+}
+
+/* fifo_output: write what fits of the current frame; true when done. */
+static bool
+rsh_tr_tx(struct rsh_tr *t)
+{
+	uint64_t c = rsh_dev_rd(t->dev, RSH_TM_HOST_TO_TILE_STS) & RSH_TM_STS__COUNT_MASK;
+	int space = (int)RSH_TM_FIFO_SIZE - (int)c - (int)RSH_TM_FIFO_RESERVE;
+	unsigned int n;
+
+	if (space <= 0)
+		return false;
+	n = RTE_MIN((unsigned int)space, t->tx_words - t->tx_done);
+	t->dev->be->ops->write_fifo(t->dev->be, t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
+				    &t->tx[t->tx_done], n);
+	t->tx_done += n;
+	t->active = true;
+	return t->tx_done == t->tx_words;
+}
+
+/* One received word into the frame parser; counts echo replies. */
+static void
+rsh_tr_rx_word(struct rsh_tr *t, uint64_t w)
+{
+	if (t->msg_have == 0) {
+		uint16_t len = rsh_tmf_hdr_len(w);
+
+		if (rsh_tmf_hdr_type(w) != RSH_TMF_TYPE_NET || len == 0 ||
+		    len > RSH_TMF_HOST_NET_MAX)
+			return; /* sync, console, control: not this bench's */
+		t->msg_words = rsh_tmf_msg_words(len);
+	}
+	t->msg[t->msg_have++] = w;
+	if (t->msg_have < t->msg_words)
+		return;
+	if (((const uint8_t *)&t->msg[1])[34] == 0) /* ICMP echo reply */
+		t->replies++;
+	t->msg_have = 0;
+}
+
+/* fifo_input: pop what TILE_TO_HOST holds, again while words arrive. */
+static void
+rsh_tr_rx(struct rsh_tr *t)
+{
+	uint64_t w[RSH_TM_FIFO_SIZE];
+
+	for (;;) {
+		unsigned int n = rsh_dev_rd(t->dev, RSH_TM_TILE_TO_HOST_STS) &
+				 RSH_TM_STS__COUNT_MASK;
+
+		if (n == 0)
+			return;
+		t->dev->be->ops->read_fifo(t->dev->be,
+					   t->dev->map.off[RSH_TM_TILE_TO_HOST_DATA], w, n);
+		for (unsigned int i = 0; i < n; i++)
+			rsh_tr_rx_word(t, w[i]);
+		t->rx_words += n;
+		t->active = true;
+	}
+}
+
+/* Sleep to the next 1 ms tick; true when the network runs on it. */
+static bool
+rsh_tr_tick(struct rsh_tr *t)
+{
+	struct timespec ts;
+	bool run;
+
+	t->next_tick += RSH_TR_TICK_NS / 1e9;
+	ts.tv_sec = (time_t)t->next_tick;
+	ts.tv_nsec = (long)((t->next_tick - (double)ts.tv_sec) * 1e9);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	t->tick++;
+	run = t->active || t->tick % RSH_TR_IDLE_TICKS == 0;
+	if (run)
+		t->active = false;
+	return run;
+}
+
+/* Open the emulated device and sync the HTT stream (§4.10). */
+static int
+rsh_tr_open(struct rsh_tr *t, bool cost)
+{
+	uint64_t sync[RSH_TM_FIFO_SIZE - RSH_TM_FIFO_RESERVE];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = rsh_dev_open(cost ? "sim:bf3,booted=1,peer=none,cost=1" :
+			  "sim:bf3,booted=1,peer=none", NULL, &t->dev);
+	if (rc < 0) {
+		rsh_app_err("bench tmfifo: %s", rsh_last_error());
+		return rc;
+	}
+	for (unsigned int i = 0; i < RTE_DIM(sync); i++)
+		sync[i] = RSH_TMF_SYNC_WORD;
+	t->dev->be->ops->write_fifo(t->dev->be, t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
+				    sync, RTE_DIM(sync));
+	t->next_tick = rsh_tr_now();
+	return 0;
+}
+
+/* One round trip in us: send now, replies seen on the ticks; <0 after 1 s. */
+static double
+rsh_tr_rtt(struct rsh_tr *t, unsigned int len)
+{
+	uint64_t before = t->replies;
+	double t0 = rsh_tr_now();
+
+	rsh_tr_frame(t, len);
+	while (!rsh_tr_tx(t))
+		if (rsh_tr_tick(t))
+			rsh_tr_rx(t);
+	while (t->replies == before) {
+		if (rsh_tr_now() - t0 > 1 || rsh_bench_tmfifo_cancelled())
+			return -1;
+		if (rsh_tr_tick(t))
+			rsh_tr_rx(t);
+	}
+	return (rsh_tr_now() - t0) * 1e6;
+}
+
+/* Round trips for secs: p50 / p99 into r. */
+static void
+rsh_tr_run_rtt(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
+{
+	static double s[4096];
+	double until = rsh_tr_now() + secs;
+	unsigned int n = 0;
+
+	while (n < RTE_DIM(s) && rsh_tr_now() < until && !rsh_bench_tmfifo_cancelled()) {
+		double v = rsh_tr_rtt(t, 64);
+
+		if (v < 0)
+			break;
+		s[n++] = v;
+	}
+	rsh_bench_tmfifo_pctl(s, n, &r->rtt_p50_us, &r->rtt_p99_us);
+}
+
+/* Idle for secs: wake-ups per second and CPU %; then the first RTT. */
+static void
+rsh_tr_run_idle(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
+{
+	struct rusage a, b;
+	double t0 = rsh_tr_now(), cpu;
+
+	getrusage(RUSAGE_THREAD, &a);
+	while (rsh_tr_now() - t0 < secs && !rsh_bench_tmfifo_cancelled())
+		if (rsh_tr_tick(t))
+			rsh_tr_rx(t);
+	getrusage(RUSAGE_THREAD, &b);
+	cpu = (b.ru_utime.tv_sec - a.ru_utime.tv_sec) + (b.ru_stime.tv_sec - a.ru_stime.tv_sec) +
+	      ((b.ru_utime.tv_usec - a.ru_utime.tv_usec) + (b.ru_stime.tv_usec - a.ru_stime.tv_usec)) / 1e6;
+	r->idle_wakeups_s = (b.ru_nvcsw - a.ru_nvcsw) / (rsh_tr_now() - t0);
+	r->idle_cpu_pct = 100.0 * cpu / (rsh_tr_now() - t0);
+	r->idle_first_us = rsh_tr_rtt(t, 64);
+}
+
+/* ICMP echo throughput, 48 requests in flight, with the cost model. */
+static void
+rsh_tr_run_net(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
+{
+	struct rsh_sim_cost_stats c0, c1;
+	double t0 = rsh_tr_now(), sec;
+	uint64_t sent = 0, r0 = t->replies;
+	bool pending = false;
+
+	rsh_sim_cost_get(t->dev->be, &c0);
+	while (rsh_tr_now() - t0 < secs && !rsh_bench_tmfifo_cancelled()) {
+		/* the TAP wakes the loop: send while the window allows */
+		while (sent - (t->replies - r0) < RSH_TR_WINDOW) {
+			if (!pending) {
+				rsh_tr_frame(t, 1500);
+				pending = true;
+			}
+			if (!rsh_tr_tx(t))
+				break;
+			pending = false;
+			sent++;
+		}
+		if (rsh_tr_tick(t))
+			rsh_tr_rx(t);
+	}
+	rsh_sim_cost_get(t->dev->be, &c1);
+	sec = rsh_tr_now() - t0 - (c1.emu_ns - c0.emu_ns) / 1e9 +
+	      (c1.charged_ns - c0.charged_ns) / 1e9;
+	r->net_rx_mib_s = sec > 0 ? (t->replies - r0) * 1500.0 / 1048576.0 / sec : 0;
+}
+
+/* Run the reference schedule's rows into r. */
+int
+rsh_bench_tmfifo_ref(struct rsh_app *app, struct rsh_tb_ref *r)
+{
+	static struct rsh_tr t;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = rsh_tr_open(&t, false);
+	if (rc < 0)
+		return rc;
+	rsh_tr_run_rtt(&t, app->bench_seconds, r);
+	rsh_tr_run_idle(&t, app->bench_seconds * 2, r);
+	rsh_dev_close(t.dev);
+	rc = rsh_tr_open(&t, true);
+	if (rc < 0)
+		return rc;
+	rsh_tr_run_net(&t, app->bench_seconds, r);
+	rsh_dev_close(t.dev);
+	return r->rtt_p50_us > 0 && r->idle_first_us > 0 ? 0 : -ETIMEDOUT;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device table: which devices are served under which rshimN, one owner
+ * per device on the host (an flock under /run/rshim-pmd/), and the health
+ * check that marks a device gone when it reads all-ones and back when it
+ * answers again. Main thread only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "svc.h"
+
+/* Lock file of a device: RUN_DIR/<devstr with '/' and ',' made safe>.lock. */
+static void
+rsh_svc_lock_path(const struct rsh_svc *s, const char *devstr, char *p,
+		  size_t size)
+{
+	char safe[RSH_DEV_NAME_MAX];
+	size_t i;
+
+	for (i = 0; devstr[i] != '\0' && i < sizeof(safe) - 1; i++)
+		safe[i] = devstr[i] == '/' ? '_' : devstr[i];
+	safe[i] = '\0';
+	snprintf(p, size, "%s/%s.lock", s->run_dir, safe);
+}
+
+/* Take the device's flock; -EBUSY with one line naming the holder. */
+int
+rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
+{
+	char path[PATH_MAX], who[64] = "";
+	ssize_t n;
+	int fd;
+
+	if (mkdir(s->run_dir, 0755) < 0 && errno != EEXIST) {
+		rsh_svc_err("cannot create %s: %s (run as root, or give --run-dir)",
+			    s->run_dir, strerror(errno));
+		return -errno;
+	}
+	rsh_svc_lock_path(s, devstr, path, sizeof(path));
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rsh_svc_err("%s: cannot open lock %s: %s", devstr, path, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		n = pread(fd, who, sizeof(who) - 1, 0);
+		who[n > 0 ? n : 0] = '\0';
+		who[strcspn(who, "\n")] = '\0';
+		rsh_svc_err("%s is held by rshim-pmd pid %s; stop that service, or use its nodes (e.g. /dev/rshimN/boot)",
+			    devstr, who[0] ? who : "(unknown)");
+		close(fd);
+		return -EBUSY;
+	}
+	return *out = fd, 0;
+}
+
+/* Record "pid rshimN" in a held lock, for the next one to read. */
+static void
+rsh_svc_lock_note(int fd, const struct rsh_svc_dev *d)
+{
+	char who[64];
+	int n = snprintf(who, sizeof(who), "%d %s\n", (int)getpid(), d->name);
+
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, who, n, 0) != n)
+		RSH_SVC_LOG(WARNING, d->name, "cannot write the lock file");
+}
+
+/* Release and remove the lock file. */
+void
+rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd)
+{
+	char path[PATH_MAX];
+
+	if (fd < 0)
+		return;
+	rsh_svc_lock_path(s, devstr, path, sizeof(path));
+	unlink(path);
+	close(fd);
+}
+
+/* The served device with this rshim index, or NULL. */
+struct rsh_svc_dev *
+rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx)
+{
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
+		if (s->devs[i].used && s->devs[i].index == idx)
+			return &s->devs[i];
+	return NULL;
+}
+
+/* The served device with this device string, or NULL. */
+static struct rsh_svc_dev *
+rsh_svc_dev_by_str(struct rsh_svc *s, const char *devstr)
+{
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
+		if (s->devs[i].used && strcmp(s->devs[i].devstr, devstr) == 0)
+			return &s->devs[i];
+	return NULL;
+}
+
+/* Index for a new device: the configured one, else the lowest free one
+ * from -i on that no configuration line reserves. -1: none free. */
+static int
+rsh_svc_pick_index(struct rsh_svc *s, const char *devstr)
+{
+	int want = rsh_svc_conf_index(&s->conf, devstr);
+	unsigned int i, k;
+
+	if (want >= 0)
+		return rsh_svc_dev_by_index(s, want) == NULL ? want : -1;
+	for (i = s->first_index; i < (unsigned int)s->first_index + 64; i++) {
+		bool reserved = false;
+
+		for (k = 0; k < s->conf.n_map; k++)
+			reserved |= s->conf.map[k].index == (int)i;
+		if (!reserved && rsh_svc_dev_by_index(s, i) == NULL)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The PCI revision the scan reports for a device (0 when not listed). */
+static uint8_t
+rsh_svc_revision(struct rsh_svc *s, const char *devstr)
+{
+	struct rsh_dev_info info[RSH_SVC_MAX_DEVS];
+	int n = rsh_dev_scan(&s->open, strncmp(devstr, "sim:", 4) == 0, info,
+			     RSH_SVC_MAX_DEVS);
+
+	for (int i = 0; i < n && i < RSH_SVC_MAX_DEVS; i++)
+		if (strcmp(info[i].name, devstr) == 0)
+			return info[i].revision;
+	return 0;
+}
+
+/* Open a device and its channels; not yet polled. */
+static int
+rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	struct rsh_tmfifo_opts to;
+	int rc;
+
+	rc = rsh_dev_open(d->devstr, &s->open, &d->dev);
+	if (rc < 0) {
+		RSH_SVC_LOG(ERR, d->name, "%s: %s", d->devstr, rsh_last_error());
+		return rc;
+	}
+	rsh_tmfifo_opts_default(&to);
+	to.net = !s->no_net;
+	rc = rsh_tmfifo_attach(d->dev, &to);
+	if (rc < 0) {
+		RSH_SVC_LOG(ERR, d->name, "%s: TM FIFO: %s", d->devstr, rsh_last_error());
+		rsh_dev_close(d->dev);
+		d->dev = NULL;
+	}
+	return rc;
+}
+
+/* Claim a table slot for devstr under index idx. */
+static struct rsh_svc_dev *
+rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
+{
+	struct rsh_svc_dev *d = NULL;
+
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS && d == NULL; i++)
+		if (!s->devs[i].used)
+			d = &s->devs[i];
+	if (d == NULL)
+		return NULL;
+	memset(d, 0, sizeof(*d));
+	d->svc = s;
+	d->used = true;
+	d->index = (unsigned int)idx;
+	d->lock_fd = -1;
+	d->cons.master = d->cons.slave = -1;
+	d->tap.fd = -1;
+	snprintf(d->devstr, sizeof(d->devstr), "%.63s", devstr);
+	snprintf(d->name, sizeof(d->name), "rshim%u", d->index);
+	snprintf(d->mnt, sizeof(d->mnt), "%s/%s", s->dev_dir, d->name);
+	d->display_level = s->conf.display_level;
+	d->boot_timeout_s = s->conf.boot_timeout_s;
+	pthread_mutex_init(&d->mu, NULL);
+	return d;
+}
+
+/* Free a slot (everything already stopped). */
+static void
+rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	rsh_svc_unlock_dev(s, d->devstr, d->lock_fd);
+	pthread_mutex_destroy(&d->mu);
+	d->used = false;
+}
+
+/* The one poller of the service, started with no device: devices join and
+ * leave while it runs. */
+static int
+rsh_svc_poller_up(struct rsh_svc *s)
+{
+	int rc;
+
+	if (s->poller != NULL)
+		return 0;
+	rc = rsh_poller_create(&s->poll, &s->poller);
+	if (rc == 0)
+		rc = rsh_poller_start(s->poller);
+	if (rc < 0)
+		rsh_svc_err("cannot start the poll loop: %s", rsh_last_error());
+	return rc;
+}
+
+/* Stop serving one device: nodes (a push still open ends: tail, then
+ * BOOT_CONTROL=1), console, TAP, then the device leaves the running poller.
+ * Main thread, relay paused. */
+static void
+rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	rsh_svc_nodes_stop(d);
+	rsh_svc_boot_release(d, 0, 0);
+	rsh_svc_cons_close(d);
+	rsh_svc_tap_close(d);
+	if (d->dev != NULL) {
+		if (d->in_poller)
+			rsh_poller_remove(s->poller, d->dev);
+		rsh_tmfifo_detach(d->dev);
+		rsh_dev_close(d->dev);
+		d->dev = NULL;
+	}
+	RSH_SVC_LOG(NOTICE, d->name, "%s no longer served", d->devstr);
+	rsh_svc_slot_free(s, d);
+}
+
+/* The ends users see: console PTY, TAP, nodes. */
+static int
+rsh_svc_dev_ends(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	int rc = rsh_svc_cons_open(s, d);
+
+	if (rc == 0 && !s->no_net)
+		rc = rsh_svc_tap_open(d);
+	if (rc == 0)
+		rc = rsh_svc_nodes_start(s, d);
+	if (rc == 0)
+		RSH_SVC_LOG(NOTICE, d->name, "serving %s (%s) at %s%s%s", d->devstr,
+			    rsh_gen_name(rsh_dev_gen(d->dev)), d->mnt,
+			    d->tap.fd >= 0 ? ", network " : "",
+			    d->tap.fd >= 0 ? d->tap.name : "");
+	return rc;
+}
+
+/* Is devstr wanted (named with -d/--sim, found by a scan, or named in the
+ * configuration) and not blocked? */
+static void
+rsh_svc_wanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX], unsigned int *n)
+{
+	struct rsh_dev_info info[RSH_SVC_MAX_DEVS];
+	unsigned int i, k;
+	int found;
+
+	*n = 0;
+	for (i = 0; i < s->n_only && *n < RSH_SVC_MAX_DEVS; i++)
+		snprintf(want[(*n)++], RSH_DEV_NAME_MAX, "%.63s", s->only_dev[i]);
+	if (s->n_only == 0 && !s->sim_only) {
+		found = rsh_dev_scan(&s->open, false, info, RSH_SVC_MAX_DEVS);
+		for (i = 0; found > 0 && i < (unsigned int)found && i < RSH_SVC_MAX_DEVS; i++)
+			if (info[i].supported && *n < RSH_SVC_MAX_DEVS)
+				snprintf(want[(*n)++], RSH_DEV_NAME_MAX, "%.63s", info[i].name);
+	}
+	for (i = 0; i < s->conf.n_map && *n < RSH_SVC_MAX_DEVS; i++) {
+		bool dup = false;
+
+		if (s->conf.map[i].index < 0)
+			continue;
+		for (k = 0; k < *n; k++)
+			dup |= strcmp(want[k], s->conf.map[i].dev) == 0;
+		if (!dup)
+			snprintf(want[(*n)++], RSH_DEV_NAME_MAX, "%.63s", s->conf.map[i].dev);
+	}
+}
+
+/* Should the served device d go (blocked, no longer wanted, renamed)? */
+static bool
+rsh_svc_must_go(struct rsh_svc *s, struct rsh_svc_dev *d,
+		char (*want)[RSH_DEV_NAME_MAX], unsigned int n)
+{
+	int idx = rsh_svc_conf_index(&s->conf, d->devstr);
+	bool listed = false;
+
+	for (unsigned int k = 0; k < n; k++)
+		listed |= strcmp(want[k], d->devstr) == 0;
+	if (!listed || idx == -1)
+		return true;
+	return idx >= 0 && (unsigned int)idx != d->index;
+}
+
+/* Stop the devices that must go (the others keep running). */
+static void
+rsh_svc_drop_unwanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX],
+		      unsigned int n)
+{
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
+		struct rsh_svc_dev *d = &s->devs[i];
+
+		if (d->used && rsh_svc_must_go(s, d, want, n))
+			rsh_svc_dev_teardown(s, d);
+	}
+}
+
+/* Lock and open one new device (not yet polled); NULL when it cannot. */
+static struct rsh_svc_dev *
+rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
+{
+	struct rsh_svc_dev *d;
+	int idx, fd, rc;
+
+	if (rsh_svc_conf_index(&s->conf, devstr) == -1 || rsh_svc_dev_by_str(s, devstr))
+		return NULL;
+	idx = rsh_svc_pick_index(s, devstr);
+	if (idx < 0) {
+		RSH_SVC_LOG(ERR, devstr, "no free rshimN index (fix the rshimN lines of %s)",
+			    s->conf_path);
+		return NULL;
+	}
+	if (rsh_svc_lock_dev(s, devstr, &fd) < 0)
+		return NULL;
+	d = rsh_svc_slot(s, devstr, idx);
+	if (d == NULL) {
+		rsh_svc_unlock_dev(s, devstr, fd);
+		return NULL;
+	}
+	d->lock_fd = fd;
+	rsh_svc_lock_note(fd, d);
+	d->revision = rsh_svc_revision(s, devstr);
+	rc = rsh_svc_dev_open(s, d);
+	if (rc < 0) {
+		rsh_svc_slot_free(s, d);
+		return NULL;
+	}
+	return d;
+}
+
+/*
+ * Bring the table in line with the options and the configuration: drop
+ * blocked, renamed and vanished devices, add new ones. Devices join and
+ * leave the running poll loop; the others are not disturbed.
+ * @return the number of served devices, or a negative errno.
+ */
+int
+rsh_svc_sync_devices(struct rsh_svc *s)
+{
+	char want[RSH_SVC_MAX_DEVS][RSH_DEV_NAME_MAX];
+	unsigned int n, served = 0, i;
+	int rc = rsh_svc_poller_up(s);
+
+	if (rc < 0)
+		return rc;
+	rsh_svc_wanted(s, want, &n);
+	pthread_mutex_lock(&s->relay_mu);
+	rsh_svc_drop_unwanted(s, want, n);
+	for (i = 0; i < n; i++) {
+		struct rsh_svc_dev *d = rsh_svc_add_one(s, want[i]);
+
+		if (d == NULL)
+			continue;
+		rc = rsh_poller_add(s->poller, d->dev);
+		d->in_poller = rc == 0;
+		if (rc < 0)
+			RSH_SVC_LOG(ERR, d->name, "cannot join the poll loop: %s", rsh_last_error());
+		else if (rsh_svc_dev_ends(s, d) < 0)
+			RSH_SVC_LOG(ERR, d->name, "nodes not available; the device stays open");
+	}
+	pthread_mutex_unlock(&s->relay_mu);
+	for (i = 0; i < RSH_SVC_MAX_DEVS; i++)
+		served += s->devs[i].used;
+	return (int)served;
+}
+
+/* Mark devices gone (all-ones) or back (answers again). */
+void
+rsh_svc_check_health(struct rsh_svc *s)
+{
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
+		struct rsh_svc_dev *d = &s->devs[i];
+		bool was;
+		uint64_t v;
+		int rc;
+
+		if (!d->used || d->dev == NULL)
+			continue;
+		rc = rsh_dev_reg_read(d->dev, RSH_BOOT_CONTROL, &v);
+		if (rc == -EBUSY || rc == -EIO)
+			continue; /* a push runs, or the device is in reset */
+		was = __atomic_load_n(&d->gone, __ATOMIC_RELAXED);
+		if (rc == -ENODEV && !was) {
+			__atomic_store_n(&d->gone, true, __ATOMIC_RELAXED);
+			RSH_SVC_LOG(WARNING, d->name, "%s reads all-ones: marked gone (nodes answer ENODEV, %s down)",
+				    d->devstr, d->tap.fd >= 0 ? d->tap.name : "no network");
+			rsh_svc_tap_set_up(d, false);
+		} else if (rc == 0 && was) {
+			__atomic_store_n(&d->gone, false, __ATOMIC_RELAXED);
+			RSH_SVC_LOG(NOTICE, d->name, "%s answers again: back in service", d->devstr);
+			rsh_svc_tap_set_up(d, true);
+		}
+	}
+}
+
+/* SIGTERM: stop everything, leave nothing behind. Pushes are cancelled
+ * and end with BOOT_CONTROL=1 while the poll loop still runs. */
+void
+rsh_svc_stop_all(struct rsh_svc *s)
+{
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
+		if (s->devs[i].used)
+			rsh_svc_boot_cancel(&s->devs[i]);
+	rsh_svc_relay_stop(s);
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
+		if (s->devs[i].used)
+			rsh_svc_dev_teardown(s, &s->devs[i]);
+	rsh_poller_destroy(s->poller);
+	s->poller = NULL;
+}

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rshim-pmd: the service. Options follow the rshim daemon's letters where
+ * they apply (hardware-notes §7.2); see rshim-pmd(8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#include "svc.h"
+
+#ifndef RSH_SVC_VERSION
+#define RSH_SVC_VERSION "unknown"
+#endif
+
+RTE_LOG_REGISTER(rsh_svc_logtype, user.rshim.svc, NOTICE);
+RTE_LOG_REGISTER(rsh_svc_audit_logtype, user.rshim.audit, NOTICE);
+
+enum {
+	OPT_SIM = 256,
+	OPT_DEV_DIR,
+	OPT_RUN_DIR,
+	OPT_FILE_PREFIX,
+	OPT_HELP,
+};
+
+static const struct option rsh_svc_opts[] = {
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "index", required_argument, NULL, 'i' },
+	{ "log-level", required_argument, NULL, 'l' },
+	{ "nonet", no_argument, NULL, 'n' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "version", no_argument, NULL, 'v' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "sim", required_argument, NULL, OPT_SIM },
+	{ "dev-dir", required_argument, NULL, OPT_DEV_DIR },
+	{ "run-dir", required_argument, NULL, OPT_RUN_DIR },
+	{ "file-prefix", required_argument, NULL, OPT_FILE_PREFIX },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char rsh_svc_usage[] =
+"Usage: rshim-pmd [options]\n"
+"Serve every BlueField rshim function (or those named) as /dev/rshimN/\n"
+"{boot,console,misc,rshim} and tmfifo_netN, from one poll lcore.\n"
+"  -f, --foreground       stay in the foreground, log to stderr\n"
+"  -d, --device DEV       serve DEV only (repeatable): 0000:03:00.2,\n"
+"                         pcie-0000:03:00.2 or sim:bf3[,options]\n"
+"      --sim DEVARGS      serve an emulated BlueField (repeatable), e.g.\n"
+"                         --sim bf3,drain=200M\n"
+"  -i, --index N          first rshimN index for unnamed devices (0)\n"
+"  -l, --log-level 0-4    0 errors ... 2 notices (default) ... 4 debug\n"
+"  -n, --nonet            no tmfifo_netN interfaces\n"
+"  -F, --force            FORCE_MODE 1\n"
+"  -c, --config FILE      configuration (/etc/rshim-pmd.conf)\n"
+"      --dev-dir DIR      where the rshimN directories go (/dev)\n"
+"      --run-dir DIR      where the device locks go (/run/rshim-pmd)\n"
+"      --file-prefix P    DPDK file prefix, for dpdk-telemetry.py -f P (rshim-pmd)\n"
+"  -v, --version          print the version\n"
+"Signals: SIGHUP re-reads the configuration and rescans; SIGTERM/SIGINT stop.\n"
+"Exit codes: 0 stopped by a signal, 1 runtime failure, 2 bad option or\n"
+"configuration line, 3 every device is held by another rshim-pmd.\n";
+
+/* One error line: stderr in the foreground, syslog when daemonised. */
+void
+rsh_svc_err(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rte_log(RTE_LOG_ERR, rsh_svc_logtype, "rshim-pmd: %s\n", msg);
+}
+
+/* The audit line of a state-changing access. */
+void
+rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
+	      const char *action, int rc)
+{
+	rte_log(RTE_LOG_NOTICE, rsh_svc_audit_logtype,
+		"rshim-pmd: %s: audit: uid=%u pid=%d %s: %s\n", d->name,
+		(unsigned int)uid, (int)pid, action, rc == 0 ? "ok" : strerror(-rc));
+}
+
+/* Monotonic nanoseconds. */
+uint64_t
+rsh_svc_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* A number option. */
+static int
+rsh_svc_opt_num(const char *opt, const char *v, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (errno == 0 && end != v && *end == '\0' && *out >= 0 && *out <= max)
+		return 0;
+	fprintf(stderr, "rshim-pmd: %s: '%s' is not a number 0-%ld; see rshim-pmd --help\n",
+		opt, v, max);
+	return -EINVAL;
+}
+
+/* A -d/--sim device. */
+static int
+rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
+{
+	static char store[RSH_SVC_MAX_DEVS][RSH_DEV_NAME_MAX];
+	char *dst;
+
+	if (s->n_only == RSH_SVC_MAX_DEVS) {
+		fprintf(stderr, "rshim-pmd: at most %u devices\n", RSH_SVC_MAX_DEVS);
+		return -EINVAL;
+	}
+	dst = store[s->n_only];
+	snprintf(dst, RSH_DEV_NAME_MAX, "%s%s", sim && strncmp(v, "sim:", 4) != 0 ? "sim:" : "",
+		 strncmp(v, "pcie-", 5) == 0 ? v + 5 : v);
+	if (rsh_dev_check(dst) < 0) {
+		fprintf(stderr, "rshim-pmd: %s\n", rsh_last_error());
+		return -EINVAL;
+	}
+	s->only_dev[s->n_only++] = dst;
+	s->sim_only |= sim;
+	return 0;
+}
+
+/* Parse the command line; -1 with *code set when main must return. */
+static int
+rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
+{
+	long v;
+	int c;
+
+	*code = RSH_SVC_EXIT_USAGE;
+	while ((c = getopt_long(argc, argv, "fd:i:l:nFvc:h", rsh_svc_opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': s->foreground = true; break;
+		case 'n': s->no_net = true; break;
+		case 'F': s->force = true; break;
+		case 'c': s->conf_path = optarg; break;
+		case OPT_DEV_DIR: s->dev_dir = optarg; break;
+		case OPT_RUN_DIR: s->run_dir = optarg; break;
+		case OPT_FILE_PREFIX: s->file_prefix = optarg; break;
+		case 'd': case OPT_SIM:
+			if (rsh_svc_opt_dev(s, optarg, c == OPT_SIM) < 0)
+				return -1;
+			break;
+		case 'i': case 'l':
+			if (rsh_svc_opt_num(c == 'i' ? "-i" : "-l", optarg, c == 'i' ? 255 : 4, &v) < 0)
+				return -1;
+			*(c == 'i' ? &s->first_index : &s->log_level) = (int)v;
+			break;
+		case 'v':
+			printf("rshim-pmd %s\n", RSH_SVC_VERSION);
+			*code = RSH_SVC_EXIT_OK;
+			return -1;
+		case 'h':
+			fputs(rsh_svc_usage, stdout);
+			*code = RSH_SVC_EXIT_OK;
+			return -1;
+		default:
+			fprintf(stderr, "rshim-pmd: see rshim-pmd --help\n");
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rshim-pmd: unexpected argument '%s'; see rshim-pmd --help\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* At least 8 free 2 MiB hugepages (else ordinary memory, one notice). */
+static bool
+rsh_svc_have_hugepages(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+	long n = 0;
+
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = 0;
+	fclose(f);
+	if (n < 8 && getenv("RSHIM_PMD_NO_HUGE") == NULL)
+		fprintf(stderr, "rshim-pmd: no hugepages reserved: using ordinary memory; reserve some with: dpdk-hugepages.py -p 2M -r 256M\n");
+	return n >= 8 && getenv("RSHIM_PMD_NO_HUGE") == NULL;
+}
+
+/* EAL: one worker lcore for the poll loop when there are two cores. */
+static int
+rsh_svc_eal(struct rsh_svc *s)
+{
+	static char lcores[8], prefix[96], level[48];
+	char *eal[20];
+	int n = 0;
+	static const int map[5] = { RTE_LOG_ERR, RTE_LOG_WARNING, RTE_LOG_NOTICE,
+				    RTE_LOG_INFO, RTE_LOG_DEBUG };
+
+	snprintf(lcores, sizeof(lcores), "%s", sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0-1" : "0");
+	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", s->file_prefix);
+	snprintf(level, sizeof(level), "--log-level=user.rshim.svc:%d", map[s->log_level]);
+	eal[n++] = "rshim-pmd";
+	eal[n++] = "-l";
+	eal[n++] = lcores;
+	if (rsh_svc_have_hugepages()) {
+		eal[n++] = "--in-memory";
+	} else {
+		eal[n++] = "--no-huge";
+		eal[n++] = "--no-shconf";
+		eal[n++] = "-m";
+		eal[n++] = "512";
+	}
+	eal[n++] = "--iova-mode=va";
+	eal[n++] = "--no-pci";
+	eal[n++] = prefix;
+	eal[n++] = "--log-level=lib.eal:error";
+	eal[n++] = "--log-level=lib.telemetry:error";
+	eal[n++] = level;
+	eal[n] = NULL;
+	if (rte_eal_init(n, eal) < 0) {
+		fprintf(stderr, "rshim-pmd: DPDK EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Log lines to syslog once daemonised. */
+static ssize_t
+rsh_svc_syslog_write(void *c, const char *buf, size_t size)
+{
+	(void)c;
+	syslog(LOG_NOTICE, "%.*s", (int)size, buf);
+	return (ssize_t)size;
+}
+
+/* Fork into the background unless -f; logs go to syslog then. */
+static int
+rsh_svc_daemonise(struct rsh_svc *s)
+{
+	cookie_io_functions_t io = { .write = rsh_svc_syslog_write };
+	FILE *f;
+
+	if (s->foreground)
+		return 0;
+	if (daemon(0, 0) < 0) {
+		fprintf(stderr, "rshim-pmd: cannot go to the background: %s\n", strerror(errno));
+		return -1;
+	}
+	openlog("rshim-pmd", LOG_PID, LOG_DAEMON);
+	f = fopencookie(NULL, "w", io);
+	if (f != NULL) {
+		setvbuf(f, NULL, _IOLBF, 0);
+		s->log_stream = f;
+		rte_openlog_stream(f);
+	}
+	return 0;
+}
+
+/* An absolute form of a path option (the daemon runs from "/"). */
+static const char *
+rsh_svc_abs(const char *path)
+{
+	static char store[3][PATH_MAX];
+	static unsigned int used;
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || used == 3 || getcwd(cwd, sizeof(cwd)) == NULL)
+		return path;
+	snprintf(store[used], PATH_MAX, "%.2000s/%.2000s", cwd, path);
+	return store[used++];
+}
+
+/* Load the configuration and apply the group; exit code on error. */
+static int
+rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
+{
+	struct group *g;
+
+	if (rsh_svc_conf_load(s->conf_path, required, c) < 0)
+		return RSH_SVC_EXIT_USAGE;
+	if (s->force)
+		c->force_mode = true;
+	s->group_gid = (gid_t)-1;
+	if (c->group[0] != '\0') {
+		g = getgrnam(c->group);
+		if (g == NULL) {
+			rsh_svc_err("%s: NODE_GROUP %s: no such group (create it, or remove the line)",
+				    s->conf_path, c->group);
+			return RSH_SVC_EXIT_USAGE;
+		}
+		s->group_gid = g->gr_gid;
+	}
+	s->open.mapping = !c->has_vfio && !c->has_uio ? "direct" : !c->has_vfio ? "uio" : NULL;
+	return 0;
+}
+
+/* SIGHUP: re-read the configuration (a bad file keeps the old one). */
+static void
+rsh_svc_reload(struct rsh_svc *s, bool *pending)
+{
+	struct rsh_svc_conf c;
+	gid_t old_gid = s->group_gid;
+
+	if (rsh_svc_load(s, &c, true) != 0) {
+		s->group_gid = old_gid;
+		rsh_svc_err("%s: configuration not reloaded; the devices keep running as they were",
+			    s->conf_path);
+		return;
+	}
+	s->conf = c;
+	RSH_SVC_LOG(NOTICE, "-", "SIGHUP: configuration re-read, rescanning");
+	*pending = true;
+}
+
+/* The main loop: signals, rescans, health checks, once a second. */
+static void
+rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
+{
+	uint64_t last_scan = rsh_svc_ns();
+	bool pending = false;
+
+	for (;;) {
+		struct timespec ts = { 1, 0 };
+		int sig = sigtimedwait(set, NULL, &ts);
+
+		if (sig == SIGTERM || sig == SIGINT) {
+			RSH_SVC_LOG(NOTICE, "-", "%s: stopping", strsignal(sig));
+			return;
+		}
+		if (sig == SIGHUP)
+			rsh_svc_reload(s, &pending);
+		if (s->conf.rescan_s > 0 &&
+		    rsh_svc_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
+			pending = true;
+		if (pending) {
+			rsh_svc_sync_devices(s);
+			pending = false;
+			last_scan = rsh_svc_ns();
+		}
+		rsh_svc_check_health(s);
+	}
+}
+
+/* Start serving; exit code. */
+static int
+rsh_svc_run(struct rsh_svc *s, const sigset_t *set)
+{
+	int n;
+
+	rsh_poll_opts_default(&s->poll);
+	if (rsh_svc_telemetry_register(s) < 0)
+		RSH_SVC_LOG(WARNING, "-", "telemetry commands not registered");
+	n = rsh_svc_sync_devices(s);
+	if (n < 0)
+		return RSH_SVC_EXIT_FAIL;
+	if (n == 0 && s->n_only > 0) {
+		rsh_svc_err("none of the named devices could be served (see the lines above)");
+		return RSH_SVC_EXIT_BUSY;
+	}
+	if (n == 0)
+		RSH_SVC_LOG(NOTICE, "-", "no rshim function found; waiting (SIGHUP or RESCAN_INTERVAL rescans)");
+	if (rsh_svc_relay_start(s) < 0)
+		return RSH_SVC_EXIT_FAIL;
+	rsh_svc_loop(s, set);
+	return RSH_SVC_EXIT_OK;
+}
+
+/* Entry point. */
+int
+main(int argc, char **argv)
+{
+	static struct rsh_svc s = {
+		.conf_path = "/etc/rshim-pmd.conf",
+		.dev_dir = "/dev",
+		.run_dir = "/run/rshim-pmd",
+		.file_prefix = "rshim-pmd",
+		.log_level = 2,
+		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
+	};
+	bool conf_given;
+	sigset_t set;
+	int code;
+
+	if (rsh_svc_parse(&s, argc, argv, &code) < 0)
+		return code;
+	conf_given = strcmp(s.conf_path, "/etc/rshim-pmd.conf") != 0;
+	s.conf_path = rsh_svc_abs(s.conf_path);
+	s.dev_dir = rsh_svc_abs(s.dev_dir);
+	s.run_dir = rsh_svc_abs(s.run_dir);
+	code = rsh_svc_load(&s, &s.conf, conf_given);
+	if (code != 0)
+		return code;
+	if (rsh_svc_daemonise(&s) < 0)
+		return RSH_SVC_EXIT_FAIL;
+	/* Every thread inherits the mask: signals arrive in the main loop. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (rsh_svc_eal(&s) < 0)
+		return RSH_SVC_EXIT_FAIL;
+	/* EAL logs to stdout and syslog by default: keep ours. */
+	rte_openlog_stream(s.log_stream != NULL ? s.log_stream : stderr);
+	code = rsh_svc_run(&s, &set);
+	rsh_svc_stop_all(&s);
+	RSH_SVC_LOG(NOTICE, "-", "stopped");
+	rte_eal_cleanup();
+	return code;
+}

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * /dev/rshimN as a FUSE directory (libfuse3 low-level API), one session per
+ * device: boot, misc and rshim are files, console is a symlink to the
+ * device's PTY (/dev/pts/M), so screen, minicom, picocom and cat open a real
+ * terminal. The rshim daemon serves the same names as CUSE character
+ * devices (hardware-notes §5.1); this host has no CUSE, so rshim-pmd builds
+ * the FUSE directory only.
+ *
+ * Access: files are root-only (0600) unless a NODE_GROUP is configured
+ * (0660, that group); the kernel enforces it (default_permissions). Every
+ * request carries the caller's uid and pid, which the audit lines name.
+ * A device marked gone answers ENODEV on every node.
+ */
+#define FUSE_USE_VERSION 35
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "svc.h"
+
+enum rsh_svc_ino {
+	RSH_SVC_INO_ROOT = FUSE_ROOT_ID,
+	RSH_SVC_INO_BOOT,
+	RSH_SVC_INO_CONSOLE,
+	RSH_SVC_INO_MISC,
+	RSH_SVC_INO_RSHIM,
+	RSH_SVC_INO_END,
+};
+
+static const char *const rsh_svc_node_names[RSH_SVC_INO_END] = {
+	[RSH_SVC_INO_BOOT] = "boot", [RSH_SVC_INO_CONSOLE] = "console",
+	[RSH_SVC_INO_MISC] = "misc", [RSH_SVC_INO_RSHIM] = "rshim",
+};
+
+/* A device's FUSE session. */
+struct rsh_svc_fuse {
+	struct rsh_svc *s;
+	struct rsh_svc_dev *d;
+	struct fuse_session *se;
+	pthread_t thread;
+	bool mounted;
+};
+
+/* Text of one open of misc (rendered at open, hardware-notes §5.4). */
+struct rsh_svc_misc_fh {
+	size_t len;
+	char buf[8192];
+};
+
+#define RSH_SVC_FH_BOOT_WRITER 1ull
+
+/* The session's device. */
+static struct rsh_svc_fuse *
+rsh_svc_req_fuse(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* Attributes of a node. */
+static void
+rsh_svc_node_stat(struct rsh_svc_fuse *f, fuse_ino_t ino, struct stat *st)
+{
+	bool grp = f->s->group_gid != (gid_t)-1;
+
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_nlink = 1;
+	st->st_gid = grp ? f->s->group_gid : 0;
+	if (ino == RSH_SVC_INO_ROOT) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+	} else if (ino == RSH_SVC_INO_CONSOLE) {
+		st->st_mode = S_IFLNK | 0777;
+		st->st_size = strlen(f->d->cons.pts);
+	} else {
+		st->st_mode = S_IFREG | (grp ? 0660 : 0600);
+	}
+}
+
+/* True when the device is gone: reply ENODEV. */
+static bool
+rsh_svc_gone(fuse_req_t req, struct rsh_svc_fuse *f)
+{
+	if (!__atomic_load_n(&f->d->gone, __ATOMIC_RELAXED))
+		return false;
+	fuse_reply_err(req, ENODEV);
+	return true;
+}
+
+/* lookup: the four names in the root. */
+static void
+rsh_svc_ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	struct fuse_entry_param e;
+
+	memset(&e, 0, sizeof(e));
+	if (parent != RSH_SVC_INO_ROOT) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	for (unsigned int i = RSH_SVC_INO_BOOT; i < RSH_SVC_INO_END; i++) {
+		if (strcmp(name, rsh_svc_node_names[i]) != 0)
+			continue;
+		if (i == RSH_SVC_INO_CONSOLE && f->d->cons.pts[0] == '\0')
+			break;
+		e.ino = i;
+		e.attr_timeout = 1.0;
+		e.entry_timeout = 1.0;
+		rsh_svc_node_stat(f, i, &e.attr);
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	fuse_reply_err(req, ENOENT);
+}
+
+/* getattr. */
+static void
+rsh_svc_ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	if (ino >= RSH_SVC_INO_END) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	rsh_svc_node_stat(rsh_svc_req_fuse(req), ino, &st);
+	fuse_reply_attr(req, &st, 1.0);
+}
+
+/* setattr: only the truncation an open(O_TRUNC) asks for (bf-reg opens
+ * the rshim node with '>'); nothing is stored, so it is a no-op. */
+static void
+rsh_svc_ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		   int to_set, struct fuse_file_info *fi)
+{
+	(void)attr;
+	if (to_set & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+		       FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	rsh_svc_ll_getattr(req, ino, fi);
+}
+
+/* readlink: console → /dev/pts/M. */
+static void
+rsh_svc_ll_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+
+	if (ino != RSH_SVC_INO_CONSOLE || f->d->cons.pts[0] == '\0') {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	fuse_reply_readlink(req, f->d->cons.pts);
+}
+
+/* readdir of the root. */
+static void
+rsh_svc_ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	static const char *const dots[2] = { ".", ".." };
+	char buf[1024];
+	size_t used = 0;
+	struct stat st;
+
+	(void)fi;
+	if (ino != RSH_SVC_INO_ROOT) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	/* Offsets 0 and 1 are "." and ".."; from 2 on, the offset is the
+	 * node's inode number. */
+	for (off_t i = off; i < RSH_SVC_INO_END; i++) {
+		const char *name = i < 2 ? dots[i] : rsh_svc_node_names[i];
+		size_t n;
+
+		if (i == RSH_SVC_INO_CONSOLE && f->d->cons.pts[0] == '\0')
+			continue;
+		rsh_svc_node_stat(f, i < 2 ? RSH_SVC_INO_ROOT : (fuse_ino_t)i, &st);
+		n = fuse_add_direntry(req, buf + used, sizeof(buf) - used, name, &st, i + 1);
+		if (used + n > size || used + n > sizeof(buf))
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+}
+
+/* A stalled boot write was interrupted (signal to the writer). */
+static void
+rsh_svc_boot_intr(fuse_req_t req, void *arg)
+{
+	(void)req;
+	rsh_svc_boot_cancel(arg);
+}
+
+/* A boot open was interrupted: cancel its reset delay only. */
+static void
+rsh_svc_boot_open_intr(fuse_req_t req, void *arg)
+{
+	struct rsh_svc_dev *d = arg;
+
+	(void)req;
+	__atomic_store_n(&d->boot_cancel, 1, __ATOMIC_RELAXED);
+}
+
+/* open: boot takes the one writer slot; misc renders its text. */
+static void
+rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct rsh_svc_misc_fh *m;
+	int rc;
+
+	if (rsh_svc_gone(req, f))
+		return;
+	fi->direct_io = 1;
+	fi->nonseekable = ino == RSH_SVC_INO_BOOT;
+	fi->fh = 0;
+	if (ino == RSH_SVC_INO_BOOT && (fi->flags & O_ACCMODE) == O_RDONLY) {
+		fuse_reply_err(req, EINVAL); /* write-only node */
+		return;
+	}
+	if (ino == RSH_SVC_INO_BOOT) {
+		/* The reset delay of the open is interruptible too. */
+		fuse_req_interrupt_func(req, rsh_svc_boot_open_intr, f->d);
+		rc = rsh_svc_boot_open(f->s, f->d, ctx->uid, ctx->pid);
+		if (rc < 0) {
+			fuse_reply_err(req, -rc);
+			return;
+		}
+		fi->fh = RSH_SVC_FH_BOOT_WRITER;
+	} else if (ino == RSH_SVC_INO_MISC && (fi->flags & O_ACCMODE) != O_WRONLY) {
+		m = calloc(1, sizeof(*m));
+		if (m == NULL) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		rc = rsh_svc_misc_render(f->d, m->buf, sizeof(m->buf));
+		m->len = rc > 0 ? (size_t)rc : 0;
+		fi->fh = (uint64_t)(uintptr_t)m;
+	} else if (ino != RSH_SVC_INO_MISC && ino != RSH_SVC_INO_RSHIM) {
+		fuse_reply_err(req, ino == RSH_SVC_INO_ROOT ? EISDIR : ENOENT);
+		return;
+	}
+	fuse_reply_open(req, fi);
+}
+
+/* read: misc only (boot is write-only; rshim is ioctl-only, §5.1). */
+static void
+rsh_svc_ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi)
+{
+	struct rsh_svc_misc_fh *m = (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh;
+
+	if (ino != RSH_SVC_INO_MISC || m == NULL) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if ((size_t)off >= m->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	fuse_reply_buf(req, m->buf + off, m->len - off < size ? m->len - off : size);
+}
+
+/* write: boot data into the push; one "KEY value" into misc. */
+static void
+rsh_svc_ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+		 off_t off, struct fuse_file_info *fi)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	int rc;
+
+	(void)off;
+	if (rsh_svc_gone(req, f))
+		return;
+	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER) {
+		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
+		rc = rsh_svc_boot_write(f->d, buf, size);
+	} else if (ino == RSH_SVC_INO_MISC) {
+		rc = rsh_svc_misc_write(f->s, f->d, buf, size, ctx->uid, ctx->pid);
+	} else {
+		rc = -EINVAL;
+	}
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_write(req, size);
+}
+
+/* flush (every close): the boot writer learns the push's outcome here,
+ * because close(2) returns flush's error. */
+static void
+rsh_svc_ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	int rc = 0;
+
+	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER) {
+		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
+		rc = rsh_svc_boot_flush(f->d);
+	}
+	fuse_reply_err(req, rc < 0 ? -rc : 0);
+}
+
+/* release: the boot push ends (tail padding, BOOT_CONTROL=1). */
+static void
+rsh_svc_ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER)
+		rsh_svc_boot_release(f->d, ctx->uid, ctx->pid);
+	else if (ino == RSH_SVC_INO_MISC)
+		free((void *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* ioctl on rshim: the register ioctls of bf-reg, fixed sizes (restricted
+ * FUSE ioctls: the kernel copies _IOC_SIZE(cmd) bytes each way). */
+static void
+rsh_svc_ll_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+		 struct fuse_file_info *fi, unsigned int flags,
+		 const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+{
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	size_t need = rsh_svc_reg_ioctl_size(cmd);
+	uint8_t data[16];
+	int rc;
+
+	(void)arg;
+	(void)fi;
+	(void)flags;
+	if (rsh_svc_gone(req, f))
+		return;
+	if (ino != RSH_SVC_INO_RSHIM || need == 0) {
+		fuse_reply_err(req, ENOTTY);
+		return;
+	}
+	if (in_bufsz < need || out_bufsz < need) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	memcpy(data, in_buf, need);
+	rc = rsh_svc_reg_ioctl(f->d, cmd, data, need, ctx->uid, ctx->pid);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_ioctl(req, 0, data, need);
+}
+
+/* init: large writes so a boot push moves MiBs per request. */
+static void
+rsh_svc_ll_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	conn->max_write = 1u << 20;
+	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+}
+
+static const struct fuse_lowlevel_ops rsh_svc_ll_ops = {
+	.init = rsh_svc_ll_init,
+	.lookup = rsh_svc_ll_lookup,
+	.getattr = rsh_svc_ll_getattr,
+	.setattr = rsh_svc_ll_setattr,
+	.readlink = rsh_svc_ll_readlink,
+	.readdir = rsh_svc_ll_readdir,
+	.open = rsh_svc_ll_open,
+	.read = rsh_svc_ll_read,
+	.write = rsh_svc_ll_write,
+	.flush = rsh_svc_ll_flush,
+	.release = rsh_svc_ll_release,
+	.ioctl = rsh_svc_ll_ioctl,
+};
+
+/* The session's loop (its own threads: a stalled boot write never holds
+ * misc or rshim of the same device). */
+static void *
+rsh_svc_fuse_thread(void *arg)
+{
+	struct rsh_svc_fuse *f = arg;
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+
+	if (cfg != NULL) {
+		fuse_loop_cfg_set_max_threads(cfg, 8);
+		fuse_session_loop_mt(f->se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	return NULL;
+}
+
+/* Mount DIR/rshimN and serve it. */
+int
+rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	char *argv[] = { "rshim-pmd", "-o",
+		"allow_other,default_permissions,fsname=rshim-pmd,subtype=rshim-pmd",
+		NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct rsh_svc_fuse *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -ENOMEM;
+	f->s = s;
+	f->d = d;
+	if (mkdir(d->mnt, 0755) < 0 && errno != EEXIST) {
+		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s", d->mnt, strerror(errno));
+		goto fail;
+	}
+	f->se = fuse_session_new(&args, &rsh_svc_ll_ops, sizeof(rsh_svc_ll_ops), f);
+	if (f->se == NULL || fuse_session_mount(f->se, d->mnt) != 0) {
+		RSH_SVC_LOG(ERR, d->name, "cannot mount %s (FUSE: is /dev/fuse there and fuse3 installed?)",
+			    d->mnt);
+		goto fail;
+	}
+	f->mounted = true;
+	if (pthread_create(&f->thread, NULL, rsh_svc_fuse_thread, f) != 0)
+		goto fail;
+	d->fuse = f;
+	return 0;
+fail:
+	if (f->mounted)
+		fuse_session_unmount(f->se);
+	if (f->se != NULL)
+		fuse_session_destroy(f->se);
+	rmdir(d->mnt);
+	free(f);
+	return -EIO;
+}
+
+/* Unmount, stop the session, remove DIR/rshimN. */
+void
+rsh_svc_nodes_stop(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_fuse *f = d->fuse;
+
+	if (f == NULL)
+		return;
+	rsh_svc_boot_cancel(d);
+	fuse_session_exit(f->se);
+	fuse_session_unmount(f->se);
+	pthread_join(f->thread, NULL);
+	fuse_session_destroy(f->se);
+	rmdir(d->mnt);
+	free(f);
+	d->fuse = NULL;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The relay thread: console PTYs and tmfifo_netN TAPs of every device.
+ *
+ * Console: a PTY per device; /dev/rshimN/console is a symlink to its slave
+ * (/dev/pts/M), so any terminal program opens it. The service keeps the
+ * slave open itself (raw, no echo): DPU output waits in the terminal's
+ * input queue, then in a 64 KiB buffer here, while nobody reads (the
+ * oldest bytes are dropped and counted beyond that); several readers may
+ * open the terminal. The PTY lives as long as the device is served, across
+ * DPU reboots.
+ *
+ * TAP: tmfifo_netN, IFF_TAP|IFF_NO_PI, MAC 00:1A:CA:FF:FF:02 + 2·N, MTU
+ * 1500, up (hardware-notes §4.8), for the life of the service.
+ *
+ * The channel rings have no file descriptor yet, so the thread wakes on
+ * the PTY/TAP fds or after a short adaptive timeout (1 ms after traffic,
+ * up to 10 ms idle: the reference's idle tick, §4.9).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <rte_mbuf.h>
+
+#include "svc.h"
+
+#define RSH_SVC_TAP_MTU 1500
+#define RSH_SVC_IDLE_MS 10
+
+/* Open the device's PTY and set the slave raw. */
+int
+rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	struct rsh_svc_cons *c = &d->cons;
+	struct termios tio;
+
+	c->master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (c->master < 0 || grantpt(c->master) < 0 || unlockpt(c->master) < 0 ||
+	    ptsname_r(c->master, c->pts, sizeof(c->pts)) != 0)
+		goto fail;
+	c->slave = open(c->pts, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (c->slave < 0 || tcgetattr(c->slave, &tio) < 0)
+		goto fail;
+	cfmakeraw(&tio);
+	cfsetspeed(&tio, B115200);
+	if (tcsetattr(c->slave, TCSANOW, &tio) < 0)
+		goto fail;
+	/* Root only, or the configured group (like the other nodes). */
+	if (chown(c->pts, 0, s->group_gid != (gid_t)-1 ? s->group_gid : 0) < 0 ||
+	    chmod(c->pts, s->group_gid != (gid_t)-1 ? 0660 : 0600) < 0)
+		RSH_SVC_LOG(WARNING, d->name, "cannot set the owner of %s: %s", c->pts,
+			    strerror(errno));
+	return 0;
+fail:
+	RSH_SVC_LOG(ERR, d->name, "cannot create the console terminal: %s", strerror(errno));
+	rsh_svc_cons_close(d);
+	return -EIO;
+}
+
+/* Close the PTY. */
+void
+rsh_svc_cons_close(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_cons *c = &d->cons;
+
+	if (c->slave >= 0)
+		close(c->slave);
+	if (c->master >= 0)
+		close(c->master);
+	c->slave = c->master = -1;
+	c->pts[0] = '\0';
+	c->head = c->len = c->tx_len = 0;
+}
+
+/* DPU → buffer (oldest dropped when full) → terminal. */
+static unsigned int
+rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_cons *c = &d->cons;
+	uint8_t tmp[4096];
+	unsigned int work = 0;
+	size_t n, i;
+	ssize_t w;
+
+	while ((n = rsh_tmfifo_console_read(d->dev, tmp, sizeof(tmp))) > 0) {
+		work++;
+		c->from_dpu += n;
+		for (i = 0; i < n; i++) {
+			if (c->len == RSH_SVC_CONS_BUF) {
+				c->head = (c->head + 1) % RSH_SVC_CONS_BUF;
+				c->len--;
+				c->dropped++;
+			}
+			c->buf[(c->head + c->len++) % RSH_SVC_CONS_BUF] = tmp[i];
+		}
+	}
+	while (c->len > 0) {
+		size_t run = RSH_SVC_CONS_BUF - c->head < c->len ?
+			     RSH_SVC_CONS_BUF - c->head : c->len;
+
+		w = write(c->master, c->buf + c->head, run);
+		if (w <= 0)
+			break;
+		c->head = (c->head + w) % RSH_SVC_CONS_BUF;
+		c->len -= w;
+		work++;
+	}
+	return work;
+}
+
+/* Terminal → DPU; what the channel does not take stays in the PTY. */
+static unsigned int
+rsh_svc_cons_to_dpu(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_cons *c = &d->cons;
+	size_t took;
+	ssize_t n;
+
+	if (c->tx_len == 0) {
+		n = read(c->master, c->tx, sizeof(c->tx));
+		if (n <= 0)
+			return 0;
+		c->tx_len = n;
+	}
+	took = rsh_tmfifo_console_write(d->dev, c->tx, c->tx_len);
+	memmove(c->tx, c->tx + took, c->tx_len - took);
+	c->tx_len -= took;
+	c->to_dpu += took;
+	return took > 0;
+}
+
+/* MAC of tmfifo_net<N>: 00:1A:CA:FF:FF:02 + 2·N, §4.8. */
+static void
+rsh_svc_tap_mac(unsigned int index, uint8_t mac[6])
+{
+	static const uint8_t base[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
+
+	memcpy(mac, base, 6);
+	mac[5] = (uint8_t)(base[5] + 2 * index);
+}
+
+/* Interface flags up or down. */
+static int
+rsh_svc_if_updown(const char *name, bool up)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	int rc = 0;
+
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		rc = -errno;
+	if (up)
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	else
+		ifr.ifr_flags &= ~IFF_UP;
+	if (rc == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		rc = -errno;
+	close(s);
+	return rc;
+}
+
+/* MAC and MTU of the new TAP. */
+static int
+rsh_svc_tap_config(struct rsh_svc_dev *d)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	int rc = 0;
+
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", d->tap.name);
+	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	rsh_svc_tap_mac(d->index, (uint8_t *)ifr.ifr_hwaddr.sa_data);
+	if (ioctl(s, SIOCSIFHWADDR, &ifr) < 0)
+		rc = -errno;
+	ifr.ifr_mtu = RSH_SVC_TAP_MTU;
+	if (rc == 0 && ioctl(s, SIOCSIFMTU, &ifr) < 0)
+		rc = -errno;
+	close(s);
+	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
+}
+
+/* Create tmfifo_net<N>, configured and up. */
+int
+rsh_svc_tap_open(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_tap *t = &d->tap;
+	struct ifreq ifr;
+	int rc;
+
+	snprintf(t->name, sizeof(t->name), "tmfifo_net%u", d->index);
+	if (if_nametoindex(t->name) != 0) {
+		RSH_SVC_LOG(ERR, d->name, "%s already exists (another rshim daemon?); the device is served without network",
+			    t->name);
+		return 0;
+	}
+	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", t->name);
+	rc = t->fd < 0 || ioctl(t->fd, TUNSETIFF, &ifr) < 0 ? -errno : 0;
+	if (rc == 0)
+		rc = rsh_svc_tap_config(d);
+	if (rc < 0) {
+		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s (needs CAP_NET_ADMIN and the tun module); served without network",
+			    t->name, strerror(-rc));
+		rsh_svc_tap_close(d);
+	}
+	return 0;
+}
+
+/* Link down while the device is gone, up when it is back. */
+void
+rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up)
+{
+	if (d->tap.fd >= 0 && rsh_svc_if_updown(d->tap.name, up) < 0)
+		RSH_SVC_LOG(WARNING, d->name, "cannot set %s %s", d->tap.name, up ? "up" : "down");
+}
+
+/* Close the TAP: the kernel removes the interface. */
+void
+rsh_svc_tap_close(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_tap *t = &d->tap;
+
+	rte_pktmbuf_free_bulk(t->pend, t->n_pend);
+	t->n_pend = 0;
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+/* TAP → DPU: frames read into mbufs, queued in order. */
+static unsigned int
+rsh_svc_tap_to_dpu(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_tap *t = &d->tap;
+	struct rte_mempool *mp = rsh_tmfifo_pool(d->dev);
+	unsigned int k;
+	ssize_t n;
+
+	while (mp != NULL && t->n_pend < RTE_DIM(t->pend)) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+		if (m == NULL)
+			break;
+		n = read(t->fd, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m));
+		if (n <= 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		m->data_len = m->pkt_len = (uint32_t)n;
+		t->pend[t->n_pend++] = m;
+	}
+	k = rsh_tmfifo_net_tx_burst(d->dev, t->pend, (uint16_t)t->n_pend);
+	memmove(t->pend, t->pend + k, (t->n_pend - k) * sizeof(t->pend[0]));
+	t->n_pend -= k;
+	t->tx_frames += k;
+	return k;
+}
+
+/* DPU → TAP. */
+static unsigned int
+rsh_svc_tap_from_dpu(struct rsh_svc_dev *d)
+{
+	struct rsh_svc_tap *t = &d->tap;
+	struct rte_mbuf *m[32];
+	uint16_t n = rsh_tmfifo_net_rx_burst(d->dev, m, RTE_DIM(m));
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (write(t->fd, rte_pktmbuf_mtod(m[i], void *), m[i]->data_len) < 0)
+			t->tx_errors++;
+		else
+			t->rx_frames++;
+		rte_pktmbuf_free(m[i]);
+	}
+	return n;
+}
+
+/* One pass over every device; fills pfd with the fds to wait on. */
+static unsigned int
+rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd)
+{
+	unsigned int work = 0;
+
+	*npfd = 0;
+	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
+		struct rsh_svc_dev *d = &s->devs[i];
+
+		if (!d->used || d->dev == NULL || __atomic_load_n(&d->gone, __ATOMIC_RELAXED))
+			continue;
+		if (d->cons.master >= 0) {
+			work += rsh_svc_cons_from_dpu(d) + rsh_svc_cons_to_dpu(d);
+			pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.master, .events = POLLIN };
+		}
+		if (d->tap.fd >= 0) {
+			work += rsh_svc_tap_to_dpu(d) + rsh_svc_tap_from_dpu(d);
+			pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd, .events = POLLIN };
+		}
+	}
+	return work;
+}
+
+/* The relay loop. */
+static void *
+rsh_svc_relay_thread(void *arg)
+{
+	struct rsh_svc *s = arg;
+	struct pollfd pfd[2 * RSH_SVC_MAX_DEVS];
+	unsigned int npfd, work, idle = 0;
+
+	while (__atomic_load_n(&s->relay_run, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&s->relay_mu);
+		work = rsh_svc_relay_pass(s, pfd, &npfd);
+		pthread_mutex_unlock(&s->relay_mu);
+		idle = work > 0 ? 0 : idle + 1;
+		if (work == 0)
+			poll(pfd, npfd, idle < 20 ? 1 : RSH_SVC_IDLE_MS);
+	}
+	return NULL;
+}
+
+/* Start the relay thread. */
+int
+rsh_svc_relay_start(struct rsh_svc *s)
+{
+	__atomic_store_n(&s->relay_run, 1, __ATOMIC_RELEASE);
+	if (pthread_create(&s->relay, NULL, rsh_svc_relay_thread, s) != 0)
+		return -EAGAIN;
+	s->relay_started = true;
+	return 0;
+}
+
+/* Stop and join the relay thread. */
+void
+rsh_svc_relay_stop(struct rsh_svc *s)
+{
+	if (!s->relay_started)
+		return;
+	__atomic_store_n(&s->relay_run, 0, __ATOMIC_RELEASE);
+	pthread_join(s->relay, NULL);
+	s->relay_started = false;
+}

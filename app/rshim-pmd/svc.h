@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rshim-pmd, the service: every rshim function of the host served from one
+ * poll lcore as /dev/rshimN/{boot,console,misc,rshim}, with tmfifo_netN.
+ *
+ * Threads:
+ *  - main: options, config, SIGHUP/SIGTERM, device table, health checks;
+ *  - one FUSE session thread group per device (the nodes);
+ *  - one relay thread: console PTYs and TAPs of every device;
+ *  - the poll lcore (inside the library): the hardware.
+ * The device table (struct rsh_svc) is changed by main only, holding
+ * relay_mu (the relay thread and telemetry read it under that lock).
+ * Devices join and leave the running poll loop (rsh_poller_add/remove).
+ */
+#ifndef RSH_SVC_H
+#define RSH_SVC_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <rte_log.h>
+
+#include "rsh.h"
+
+#define RSH_SVC_MAX_DEVS 16
+#define RSH_SVC_MAX_CONF 64
+#define RSH_SVC_CONS_BUF (64u * 1024u)
+
+/* Exit codes (documented in rshim-pmd.8). */
+enum rsh_svc_exit {
+	RSH_SVC_EXIT_OK = 0,
+	RSH_SVC_EXIT_FAIL = 1,     /* runtime failure (FUSE, EAL, no device) */
+	RSH_SVC_EXIT_USAGE = 2,    /* bad option or configuration line */
+	RSH_SVC_EXIT_BUSY = 3,     /* a device is held by another process */
+};
+
+/* Configuration (rshim-pmd.conf + options). Main thread. */
+struct rsh_svc_conf {
+	struct {
+		char dev[RSH_DEV_NAME_MAX];
+		int index;                 /* rshimN, -1 for "none" lines */
+	} map[RSH_SVC_MAX_CONF];
+	unsigned int n_map;
+	unsigned int boot_timeout_s;       /* BOOT_TIMEOUT (300) */
+	int reset_delay_s;                 /* PCIE_RESET_DELAY, -1 default */
+	int drop_mode;                     /* DROP_MODE, -1 unset */
+	bool force_mode;                   /* FORCE_MODE / -F */
+	int display_level;                 /* DISPLAY_LEVEL (0) */
+	bool has_vfio, has_uio;            /* PCIE_HAS_VFIO / PCIE_HAS_UIO */
+	unsigned int intr_poll_ms;         /* PCIE_INTR_POLL_INTERVAL (10) */
+	char group[32];                    /* NODE_GROUP: lab users' group */
+	unsigned int rescan_s;             /* RESCAN_INTERVAL (0 = SIGHUP only) */
+};
+
+/* Console end of a device: a PTY whose slave is /dev/rshimN/console. */
+struct rsh_svc_cons {
+	int master;                /* -1 when none */
+	int slave;                 /* kept open: output waits for readers */
+	char pts[32];              /* /dev/pts/N */
+	uint8_t buf[RSH_SVC_CONS_BUF]; /* DPU → PTY bytes not yet accepted */
+	size_t head, len;
+	uint8_t tx[4096];          /* PTY → DPU bytes the channel has not taken */
+	size_t tx_len;
+	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
+};
+
+/* tmfifo_netN of a device. Relay thread owns the fd's data path. */
+struct rsh_svc_tap {
+	int fd;                    /* -1 when none */
+	char name[16];
+	struct rte_mbuf *pend[32];
+	unsigned int n_pend;
+	uint64_t rx_frames, tx_frames, tx_errors;
+};
+
+/* One served device. Fields are written by main unless marked. */
+struct rsh_svc_dev {
+	struct rsh_svc *svc;
+	bool used;
+	char devstr[RSH_DEV_NAME_MAX];
+	unsigned int index;        /* N of rshimN / tmfifo_netN */
+	char name[16];             /* "rshimN" */
+	char mnt[PATH_MAX];        /* DIR/rshimN */
+	struct rsh_dev *dev;
+	uint8_t revision;
+	int lock_fd;
+	bool gone;                 /* all-ones: nodes answer ENODEV (atomic) */
+	bool in_poller;
+	/* nodes (FUSE threads) */
+	struct rsh_svc_fuse *fuse;
+	pthread_mutex_t mu;        /* guards the fields below (never held
+				    * across a device wait) */
+	struct rsh_boot *boot;     /* the one boot writer, or NULL */
+	bool boot_opening;
+	int boot_cancel;           /* cancels the reset delay of an open */
+	uid_t boot_uid;
+	pid_t boot_pid;
+	uint64_t boot_bytes;       /* total pushed through the node */
+	uint64_t boot_pushes, boot_errors;
+	struct rsh_boot_stats last_boot;
+	int display_level;
+	unsigned int boot_timeout_s;
+	bool clear_on_read;
+	bool boot_reset_skip;
+	uint64_t misc_writes, reg_reads, reg_writes;
+	/* relay thread */
+	struct rsh_svc_cons cons;
+	struct rsh_svc_tap tap;
+};
+
+/* The service. */
+struct rsh_svc {
+	const char *prog;
+	const char *conf_path;
+	const char *dev_dir;       /* /dev */
+	const char *run_dir;       /* /run/rshim-pmd */
+	const char *file_prefix;   /* DPDK file prefix (telemetry socket) */
+	FILE *log_stream;          /* syslog stream when daemonised */
+	bool foreground, no_net, force, verbose;
+	int log_level;
+	int first_index;           /* -i */
+	const char *only_dev[RSH_SVC_MAX_DEVS]; /* -d / --sim */
+	unsigned int n_only;
+	bool sim_only;
+	gid_t group_gid;           /* node group, (gid_t)-1 root only */
+	struct rsh_svc_conf conf;
+	struct rsh_svc_dev devs[RSH_SVC_MAX_DEVS];
+	struct rsh_poller *poller;
+	struct rsh_poll_opts poll;
+	struct rsh_open_opts open;
+	/* relay thread */
+	pthread_t relay;
+	bool relay_started;
+	int relay_run;             /* 1 run, 0 stop (atomic) */
+	pthread_mutex_t relay_mu;  /* held by the relay thread per pass; main
+				    * takes it to change the table */
+};
+
+extern int rsh_svc_logtype;
+/* Every line names the device (or "-" for the service). */
+#define RSH_SVC_LOG(level, devname, fmt, ...) \
+	rte_log(RTE_LOG_##level, rsh_svc_logtype, "rshim-pmd: %s: " fmt "\n", \
+		(devname), ##__VA_ARGS__)
+
+/* One error line on stderr: "rshim-pmd: <msg>". */
+void rsh_svc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Audit line: device, caller uid/pid, action, outcome (always logged). */
+void rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
+		   const char *action, int rc);
+
+/* config.c */
+void rsh_svc_conf_default(struct rsh_svc_conf *c);
+/* Parse a file; a bad line → one error naming file:line, -EINVAL. A
+ * missing file is not an error when !required. */
+int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
+/* Index configured for a device string: >= 0, -1 blocked, -2 none. */
+int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
+
+/* devices.c */
+int rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *fd);
+void rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd);
+int rsh_svc_sync_devices(struct rsh_svc *s);
+void rsh_svc_check_health(struct rsh_svc *s);
+void rsh_svc_stop_all(struct rsh_svc *s);
+struct rsh_svc_dev *rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx);
+
+/* nodes.c: the FUSE directory of a device. */
+int rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d);
+void rsh_svc_nodes_stop(struct rsh_svc_dev *d);
+
+/* node_boot.c / node_misc.c / node_rshim.c (FUSE threads). */
+int rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid,
+		      pid_t pid);
+int rsh_svc_boot_write(struct rsh_svc_dev *d, const void *buf, size_t len);
+int rsh_svc_boot_flush(struct rsh_svc_dev *d);
+void rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid);
+void rsh_svc_boot_cancel(struct rsh_svc_dev *d);
+int rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size);
+int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,
+		       const char *buf, size_t len, uid_t uid, pid_t pid);
+int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
+		      size_t in_size, uid_t uid, pid_t pid);
+/* Size of the ioctl payload of cmd, 0 when it is not a register ioctl. */
+size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
+
+/* relay.c: console PTYs and TAPs. */
+int rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d);
+void rsh_svc_cons_close(struct rsh_svc_dev *d);
+int rsh_svc_tap_open(struct rsh_svc_dev *d);
+void rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up);
+void rsh_svc_tap_close(struct rsh_svc_dev *d);
+int rsh_svc_relay_start(struct rsh_svc *s);
+void rsh_svc_relay_stop(struct rsh_svc *s);
+
+/* telemetry.c */
+int rsh_svc_telemetry_register(struct rsh_svc *s);
+
+/* Monotonic nanoseconds. */
+uint64_t rsh_svc_ns(void);
+
+#endif /* RSH_SVC_H */

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Start and stop an rshim-pmd service on emulated BlueFields for the tests.
+
+Each service gets its own node directory, lock directory, DPDK file prefix
+and rshimN indexes (from the test's pid), so several test runs and other
+processes on the host do not meet. Deadlines are generous: the host may be
+loaded.
+"""
+
+import os
+import signal
+import socket
+import json
+import subprocess
+import tempfile
+import time
+
+SVC = os.environ.get("RSHIM_PMD", "rshim-pmd")
+MKBFB = os.environ.get("RSHIM_MKBFB", "rshim-mkbfb")
+DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
+ENV = dict(os.environ)
+
+
+def fuse_missing():
+    """Why FUSE cannot be used here, or None."""
+    if not os.path.exists("/dev/fuse"):
+        return "no /dev/fuse"
+    if os.geteuid() != 0:
+        return "not root (FUSE mounts with allow_other and TAPs need root)"
+    if subprocess.call(["sh", "-c", "command -v fusermount3"],
+                       stdout=subprocess.DEVNULL) != 0:
+        return "fusermount3 missing (install fuse3)"
+    return None
+
+
+def wait_for(pred, timeout=30.0, step=0.05):
+    """Poll pred() until true or the deadline; returns its last value."""
+    end = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v or time.monotonic() > end:
+            return v
+        time.sleep(step)
+
+
+class Service:
+    """One rshim-pmd process."""
+
+    def __init__(self, sims, base, conf="", net=False, extra=(), tmp=None):
+        self.tmp = tmp or tempfile.mkdtemp(prefix="rshim-svc-")
+        os.chmod(self.tmp, 0o755)  # lab users (the permission test) look in
+        self.dev_dir = os.path.join(self.tmp, "dev")
+        self.run_dir = os.path.join(self.tmp, "run")
+        self.conf = os.path.join(self.tmp, "rshim-pmd.conf")
+        self.log = os.path.join(self.tmp, "svc.log")
+        self.prefix = "rshim-svc-%d-%d" % (os.getpid(), base)
+        self.base = base
+        os.makedirs(self.dev_dir, exist_ok=True)
+        with open(self.conf, "w") as f:
+            f.write(conf)
+        args = [SVC, "-f", "-c", self.conf, "--dev-dir", self.dev_dir,
+                "--run-dir", self.run_dir, "-i", str(base),
+                "--file-prefix", self.prefix]
+        if not net:
+            args.append("-n")
+        for s in sims:
+            # peer=none: the emulated ARM's built-in ends, no namespaces
+            # (other processes' emulators use those).
+            args += ["--sim", s + ("" if "peer=" in s else ",peer=none")]
+        self.args = args + list(extra)
+        self.proc = None
+
+    def start(self, expect=1, timeout=60.0):
+        """Start; wait until `expect` devices are served (or it exits)."""
+        self.logf = open(self.log, "w")
+        self.proc = subprocess.Popen(self.args, stdout=self.logf,
+                                     stderr=subprocess.STDOUT, env=ENV)
+        ok = wait_for(lambda: self.proc.poll() is not None or
+                      self.text().count(" serving ") >= expect, timeout)
+        return ok
+
+    def text(self):
+        with open(self.log) as f:
+            return f.read()
+
+    def node(self, idx, name=""):
+        return os.path.join(self.dev_dir, "rshim%d" % idx, name)
+
+    def hup(self):
+        self.proc.send_signal(signal.SIGHUP)
+
+    def write_conf(self, text):
+        with open(self.conf, "w") as f:
+            f.write(text)
+
+    def stop(self, timeout=60.0):
+        """SIGTERM and wait; returns the exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.logf.close()
+        return self.proc.returncode
+
+    def mounts(self):
+        """Our FUSE mounts still in the mount table."""
+        with open("/proc/mounts") as f:
+            return [ln for ln in f if self.dev_dir in ln]
+
+    def telemetry(self, cmd, timeout=10.0):
+        """One DPDK telemetry command over the v2 socket."""
+        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % self.prefix
+        if not wait_for(lambda: os.path.exists(path), timeout):
+            raise RuntimeError("no telemetry socket " + path)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(timeout)
+        s.connect(path)
+        s.recv(16384)
+        s.send(cmd.encode())
+        reply = json.loads(s.recv(65536).decode())
+        s.close()
+        return reply
+
+
+def misc_write(svc, idx, text):
+    """One write(2) of "KEY value" (unbuffered: one request, one outcome)."""
+    fd = os.open(svc.node(idx, "misc"), os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def misc_lines(svc, idx):
+    with open(svc.node(idx, "misc")) as f:
+        return f.read()
+
+
+def push(path, node, tool="cat", timeout=300):
+    """Push a file into a boot node with a shell tool; (rc, stderr)."""
+    cmds = {
+        "cat": "cat '%s' > '%s'" % (path, node),
+        "dd": "dd if='%s' of='%s' bs=1M status=none" % (path, node),
+        "pv": "pv -q '%s' | cat - > '%s'" % (path, node),
+    }
+    p = subprocess.run(["sh", "-c", cmds[tool]], capture_output=True,
+                       text=True, timeout=timeout)
+    return p.returncode, p.stderr

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rshim-pmd, the service, end to end on emulated BlueFields through its
+FUSE nodes: boot pushes with cat/dd/pv, misc text, the register ioctls
+bf-reg uses, the console PTY with a real terminal program, configuration
+errors, the blocklist, SIGHUP, surprise removal, the per-device lock,
+permissions and audit lines, telemetry, and a clean SIGTERM.
+
+Exit 77 (skipped) only when FUSE cannot be used on this host.
+"""
+
+import errno
+import fcntl
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svc_helper import (DEMO, Service, fuse_missing, misc_lines, misc_write,  # noqa: E402
+                        push, wait_for)
+
+IOC_READ, IOC_WRITE = 0xC00C5200, 0xC00C5201
+IOC_READ2, IOC_WRITE2 = 0xC00D5200, 0xC00D5201
+BF3_SCRATCHPAD2 = 0x13000C48
+BF2_SCRATCHPAD2 = 0x00010C28
+BASE = 40 + (os.getpid() % 10) * 2
+
+
+def ioctl2(node, cmd, addr, data=0, size=8):
+    """bf-reg's call: open for writing with truncation, 13-byte ioctl."""
+    buf = bytearray(struct.pack("<IQB", addr | 0x10000000, data, size))
+    with open(node, "w") as f:
+        fcntl.ioctl(f, cmd, buf, True)
+    return struct.unpack("<IQB", bytes(buf))[1]
+
+
+def audit_lines(svc):
+    return [ln for ln in svc.text().splitlines() if "audit:" in ln]
+
+
+class ServiceTest(unittest.TestCase):
+    def setUp(self):
+        self.svcs = []
+
+    def tearDown(self):
+        for s in self.svcs:
+            s.stop()
+            shutil.rmtree(s.tmp, ignore_errors=True)
+
+    def svc(self, sims, base=BASE, expect=None, **kw):
+        s = Service(sims, base, **kw)
+        self.svcs.append(s)
+        ok = s.start(expect=len(sims) if expect is None else expect)
+        self.assertTrue(ok or expect == 0, "service did not come up:\n" + s.text())
+        return s
+
+    # -- configuration -------------------------------------------------
+
+    def test_config_errors(self):
+        for text, line in (("BOOT_TIMEOUT 300\n\nBOOT_TIMEOUT abc\n", 3),
+                           ("# c\nNO_SUCH_KEY 1\n", 2),
+                           ("rshimX sim:bf3\n", 1),
+                           ("none notadevice\n", 1),
+                           ("DISPLAY_LEVEL\n", 1)):
+            s = Service(["bf3"], BASE, conf=text)
+            self.svcs.append(s)
+            s.start(expect=1, timeout=30)
+            self.assertEqual(s.proc.wait(30), 2, s.text())
+            errs = [ln for ln in s.text().splitlines() if "rshim-pmd.conf:" in ln]
+            self.assertEqual(len(errs), 1, s.text())
+            self.assertIn("rshim-pmd.conf:%d:" % line, errs[0])
+            self.assertEqual(s.mounts(), [])
+
+    def test_blocklist(self):
+        s = self.svc(["bf3", "bf2"], conf="none sim:bf3,peer=none\n", expect=1)
+        wait_for(lambda: "serving sim:bf2" in s.text())
+        self.assertIn("serving sim:bf2", s.text())
+        self.assertNotIn("serving sim:bf3", s.text())
+        self.assertTrue(os.path.exists(s.node(BASE, "misc")))
+        self.assertIn("DEV_INFO        BlueField-2", misc_lines(s, BASE))
+
+    # -- boot node -------------------------------------------------------
+
+    def test_push_cat_dd_pv(self):
+        s = self.svc(["bf3,drain=400M"])
+        tools = ["cat", "dd"] + (["pv"] if shutil.which("pv") else [])
+        size = os.path.getsize(DEMO)
+        for tool in tools:
+            misc_write(s, BASE, "CLEAR_ON_READ 1")
+            rc, err = push(DEMO, s.node(BASE, "boot"), tool)
+            self.assertEqual(rc, 0, tool + ": " + err + s.text())
+            misc_write(s, BASE, "DISPLAY_LEVEL 2")
+            self.assertTrue(wait_for(lambda: "DPU is ready" in misc_lines(s, BASE), 60),
+                            tool + ": " + misc_lines(s, BASE))
+        done = re.findall(r"boot push done: (\d+) bytes", s.text())
+        self.assertEqual(len(done), len(tools), s.text())
+        for d in done:
+            self.assertEqual(int(d), (size + 7) // 8 * 8)
+        st = s.telemetry("/rshim/stats,%d" % BASE)["/rshim/stats"]
+        self.assertEqual(st["boot_bytes_total"], len(tools) * ((size + 7) // 8 * 8))
+        self.assertEqual(st["boot_pushes"], len(tools))
+        self.assertGreater(st["mmio_writes"], 0)
+
+    def test_boot_one_writer(self):
+        s = self.svc(["bf3,drain=1M"])
+        first = open(s.node(BASE, "boot"), "wb", buffering=0)
+        try:
+            with self.assertRaises(OSError) as cm:
+                open(s.node(BASE, "boot"), "wb")
+            self.assertEqual(cm.exception.errno, errno.EBUSY)
+            first.write(b"\0" * 4096)
+        finally:
+            first.close()
+        with self.assertRaises(OSError) as cm:
+            open(s.node(BASE, "boot"), "rb")
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        self.assertTrue(any("another writer" in ln for ln in audit_lines(s)))
+
+    def test_boot_timeout(self):
+        s = self.svc(["bf3,stall=60s@256K"], conf="BOOT_TIMEOUT 2\n")
+        t0 = time.monotonic()
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd", timeout=120)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("timed out", err.lower(), err)
+        self.assertLess(time.monotonic() - t0, 60)
+        self.assertTrue(wait_for(lambda: "boot push Connection timed out" in s.text() or
+                                 "boot push Timer expired" in s.text(), 30), s.text())
+
+    def test_boot_interrupt(self):
+        s = self.svc(["bf3,stall=120s@256K"])
+        p = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE, "boot"),
+                              "bs=1M", "status=none"], stderr=subprocess.DEVNULL)
+        time.sleep(2)
+        self.assertIsNone(p.poll(), "dd should be stuck in the stall")
+        p.send_signal(signal.SIGINT)
+        p.wait(30)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertTrue(wait_for(lambda: "audit:" in s.text() and
+                                 "boot push end:" in s.text(), 30), s.text())
+        end = [ln for ln in audit_lines(s) if "boot push end" in ln][0]
+        self.assertNotIn(": ok", end)
+        # The node is free again.
+        f = open(s.node(BASE, "boot"), "wb")
+        f.close()
+
+    # -- misc and rshim nodes ---------------------------------------------
+
+    def test_misc_read_write(self):
+        s = self.svc(["bf3"])
+        text = misc_lines(s, BASE)
+        for key in ("DISPLAY_LEVEL", "BOOT_MODE", "BOOT_TIMEOUT", "DEV_NAME",
+                    "DEV_INFO"):
+            self.assertRegex(text, r"(?m)^%s\s+\S" % key)
+        self.assertIn("DEV_NAME        sim:bf3", text)
+        misc_write(s, BASE, "BOOT_TIMEOUT 77\n")
+        self.assertIn("BOOT_TIMEOUT    77 (seconds)", misc_lines(s, BASE))
+        misc_write(s, BASE, "DISPLAY_LEVEL 1\n")
+        self.assertIn("CLEAR_ON_READ", misc_lines(s, BASE))
+        misc_write(s, BASE, "BOOT_MODE 0\n")
+        self.assertIn("BOOT_MODE       0", misc_lines(s, BASE))
+        for bad, err in (("NO_SUCH 1\n", errno.EINVAL), ("BOOT_TIMEOUT x\n", errno.EINVAL),
+                         ("FORCE_CMD 1\n", errno.EOPNOTSUPP)):
+            with self.assertRaises(OSError) as cm:
+                misc_write(s, BASE, bad)
+            self.assertEqual(cm.exception.errno, err, bad)
+        self.assertEqual(len([a for a in audit_lines(s) if "misc write" in a]), 6)
+
+    def test_register_ioctls(self):
+        s = self.svc(["bf3", "bf2"])
+        n3, n2 = s.node(BASE, "rshim"), s.node(BASE + 1, "rshim")
+        ioctl2(n3, IOC_WRITE2, BF3_SCRATCHPAD2, 0x1234)
+        self.assertEqual(ioctl2(n3, IOC_READ2, BF3_SCRATCHPAD2), 0x1234)
+        self.assertEqual(ioctl2(n3, IOC_READ2, BF3_SCRATCHPAD2, size=4), 0x1234)
+        ioctl2(n2, IOC_WRITE2, BF2_SCRATCHPAD2, 0xABCDEF0123)
+        self.assertEqual(ioctl2(n2, IOC_READ2, BF2_SCRATCHPAD2), 0xABCDEF0123)
+        # The 12-byte ioctls (no size byte): channel<<16 | offset.
+        buf = bytearray(struct.pack("<IQ", 0x00010C28, 0))
+        with open(n2, "r+b") as f:
+            fcntl.ioctl(f, IOC_READ, buf, True)
+        self.assertEqual(struct.unpack("<IQ", bytes(buf))[1], 0xABCDEF0123)
+        for args, err in (((IOC_READ2, BF3_SCRATCHPAD2, 0, 3), errno.EINVAL),
+                          ((IOC_READ2, 0x13555550), errno.EINVAL),
+                          ((IOC_READ2, 0x14000000), errno.EINVAL),
+                          ((0xC00E5200, BF3_SCRATCHPAD2), errno.ENOTTY)):
+            with self.assertRaises(OSError) as cm:
+                ioctl2(n3, *args)
+            self.assertEqual(cm.exception.errno, err, hex(args[0]))
+        writes = [a for a in audit_lines(s) if "register write" in a]
+        self.assertEqual(len(writes), 2)
+        self.assertIn("uid=0 pid=%d" % os.getpid(), writes[0])
+
+    # -- console -----------------------------------------------------------
+
+    def test_console_terminal(self):
+        s = self.svc(["bf3,booted=1,peer=none"])
+        link = s.node(BASE, "console")
+        self.assertTrue(os.path.islink(link))
+        self.assertTrue(os.readlink(link).startswith("/dev/pts/"))
+        fd = os.open(link, os.O_RDWR | os.O_NOCTTY)
+        self.assertTrue(os.isatty(fd))
+        os.close(fd)
+        if not shutil.which("picocom") or not shutil.which("script"):
+            self.skipTest("picocom or script missing")
+        out = os.path.join(s.tmp, "typescript")
+        keys = "sleep 2; printf 'echo svc-%d\\r'; sleep 3; printf '\\001\\030'" % BASE
+        subprocess.run(["sh", "-c", "(%s) | script -qfc 'picocom -q -b 115200 --omap crlf %s' %s"
+                        % (keys, link, out)], timeout=60, stdout=subprocess.DEVNULL)
+        # picocom does not echo locally: the text came back from the DPU.
+        with open(out, errors="replace") as f:
+            self.assertIn("svc-%d" % BASE, f.read().split("COMMAND=")[-1])
+
+    def test_console_buffered_across_boot(self):
+        s = self.svc(["bf3,drain=0"])
+        rc, err = push(DEMO, s.node(BASE, "boot"))
+        self.assertEqual(rc, 0, err)
+        time.sleep(1)
+        # Nobody read while the DPU booted: the banner waits in the PTY.
+        fd = os.open(s.node(BASE, "console"), os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+        got = b""
+        end = time.monotonic() + 20
+        while b"dpu#" not in got and time.monotonic() < end:
+            try:
+                got += os.read(fd, 4096)
+            except BlockingIOError:
+                time.sleep(0.05)
+        os.close(fd)
+        self.assertIn(b"rshim-pmd emulated BlueField-3", got)
+
+    # -- many devices, ownership, signals ----------------------------------------
+
+    def test_four_devices_parallel(self):
+        s = self.svc(["bf3,drain=200M", "bf2,drain=200M", "bf3,drain=200M,rev=1",
+                      "bf1,drain=200M"])
+        results = {}
+
+        def one(i):
+            results[i] = push(DEMO, s.node(BASE + i, "boot"))
+        ts = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+        [t.start() for t in ts]
+        [t.join(300) for t in ts]
+        for i in range(4):
+            self.assertEqual(results[i][0], 0, results[i][1])
+            misc_write(s, BASE + i, "DISPLAY_LEVEL 2")
+            self.assertTrue(wait_for(lambda: "DPU is ready" in misc_lines(s, BASE + i), 60))
+        self.assertEqual(s.text().count("boot push done"), 4)
+        self.assertEqual(s.telemetry("/rshim/list")["/rshim/list"],
+                         [BASE, BASE + 1, BASE + 2, BASE + 3])
+
+    def test_lock_refuses_second_instance(self):
+        s = self.svc(["bf3"])
+        s2 = Service(["bf3"], BASE + 5, tmp=None)
+        s2.run_dir = s.run_dir
+        s2.args[s2.args.index("--run-dir") + 1] = s.run_dir
+        self.svcs.append(s2)
+        s2.start(expect=1, timeout=30)
+        self.assertEqual(s2.proc.wait(30), 3, s2.text())
+        line = [ln for ln in s2.text().splitlines() if "held by" in ln]
+        self.assertEqual(len(line), 1, s2.text())
+        self.assertIn("pid %d rshim%d" % (s.proc.pid, BASE), line[0])
+        self.assertEqual(s2.mounts(), [])
+        self.assertTrue(os.path.exists(s.node(BASE, "misc")))
+
+    def test_sighup_add_rename_block(self):
+        s = self.svc(["bf3"])
+        pts = os.readlink(s.node(BASE, "console"))
+        s.write_conf("rshim%d sim:bf2,peer=none\n" % (BASE + 3))
+        s.hup()
+        self.assertTrue(wait_for(lambda: os.path.exists(s.node(BASE + 3, "misc")), 30),
+                        s.text())
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 3))
+        self.assertEqual(os.readlink(s.node(BASE, "console")), pts)
+        s.write_conf("rshim%d sim:bf2,peer=none\n" % (BASE + 4))
+        s.hup()
+        self.assertTrue(wait_for(lambda: os.path.exists(s.node(BASE + 4, "misc")), 30))
+        self.assertFalse(os.path.exists(s.node(BASE + 3, "misc")))
+        s.write_conf("rshim%d sim:bf2,peer=none\nnone sim:bf3,peer=none\n" % (BASE + 4))
+        s.hup()
+        self.assertTrue(wait_for(lambda: not os.path.exists(s.node(BASE, "misc")), 30))
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 4))
+        s.write_conf("BOOT_TIMEOUT nope\n")
+        s.hup()
+        self.assertTrue(wait_for(lambda: "configuration not reloaded" in s.text(), 30))
+        self.assertIsNone(s.proc.poll())
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 4))
+
+    def test_sighup_during_push(self):
+        s = self.svc(["bf3,drain=5M"])
+        p = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE, "boot"), "bs=1M",
+                              "status=none"], stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_for(lambda: "boot push start" in s.text(), 30))
+        s.write_conf("rshim%d sim:bf2,peer=none\n" % (BASE + 1))
+        s.hup()
+        self.assertTrue(wait_for(lambda: os.path.exists(s.node(BASE + 1, "misc")), 30),
+                        s.text())
+        self.assertIsNone(p.poll(), "the push should still run (drain 5 MB/s)")
+        _, err = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 0, err + s.text())
+        # The release (tail, BOOT_CONTROL=1) follows the writer's close.
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 60), s.text())
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
+    def test_surprise_removal(self):
+        s = self.svc(["bf3,gone@1M", "bf2"])
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertNotEqual(rc, 0)
+        self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 30), s.text())
+        with self.assertRaises(OSError) as cm:
+            misc_lines(s, BASE)
+        self.assertEqual(cm.exception.errno, errno.ENODEV)
+        info = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]
+        self.assertEqual(info["state"], "gone")
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
+    def test_app_push_via_service(self):
+        app = os.environ.get("RSHIM_PMD_APP")
+        if not app:
+            self.skipTest("RSHIM_PMD_APP not set")
+        s = self.svc(["bf3"])
+        env = dict(os.environ, RSHIM_PMD_DEV_DIR=s.dev_dir, RSHIM_PMD_RUN_DIR=s.run_dir)
+        p = subprocess.run([app, "--device", "rshim%d" % BASE, "--push-boot", DEMO,
+                            "--no-progress"], env=env, capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        size = os.path.getsize(DEMO)
+        self.assertRegex(p.stdout, r"rshim%d: pushed %d bytes in .* MiB/s; through %s"
+                         % (BASE, size, re.escape(s.node(BASE, "boot"))))
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 30))
+        # Opening the held device directly is refused, naming the service.
+        p = subprocess.run([app, "--device", "sim:bf3,peer=none", "--push-boot", DEMO],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("held by rshim-pmd pid %d; use its nodes instead, e.g. "
+                      "rshim-pmd-app --device rshim%d" % (s.proc.pid, BASE), p.stderr)
+        p = subprocess.run([app, "--device", "rshim%d" % (BASE + 7), "--push-boot", DEMO],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("no rshim-pmd service serves", p.stderr)
+
+    # -- access control, telemetry, shutdown -------------------------------------
+
+    def _as_nobody(self, fn):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgid(65534)
+                os.setgroups([])
+                os.setuid(65534)
+                os._exit(fn())
+            except BaseException:
+                os._exit(99)
+        return os.waitpid(pid, 0)[1] >> 8
+
+    def _try_misc(self, path):
+        def fn():
+            try:
+                fd = os.open(path, os.O_WRONLY)
+                os.write(fd, b"DISPLAY_LEVEL 1")
+                os.close(fd)
+                return 0
+            except PermissionError:
+                return 13
+        return fn
+
+    def test_permissions_and_audit(self):
+        s = self.svc(["bf3"])
+        self.assertEqual(os.stat(s.node(BASE, "misc")).st_mode & 0o777, 0o600)
+        self.assertEqual(self._as_nobody(self._try_misc(s.node(BASE, "misc"))), 13)
+        s.stop()
+        import grp
+        group = grp.getgrgid(65534).gr_name
+        s2 = self.svc(["bf3"], base=BASE + 1, conf="NODE_GROUP %s\n" % group)
+        st = os.stat(s2.node(BASE + 1, "misc"))
+        self.assertEqual((st.st_mode & 0o777, st.st_gid), (0o660, 65534))
+        self.assertEqual(self._as_nobody(self._try_misc(s2.node(BASE + 1, "misc"))), 0)
+        a = [ln for ln in audit_lines(s2) if "DISPLAY_LEVEL 1" in ln]
+        self.assertEqual(len(a), 1)
+        self.assertRegex(a[0], r"rshim%d: audit: uid=65534 pid=\d+ misc write .*: ok"
+                         % (BASE + 1))
+
+    def test_sigterm_leaves_nothing(self):
+        s = self.svc(["bf3", "bf2"], net=True)
+        taps = ["tmfifo_net%d" % (BASE + i) for i in range(2)]
+        for t in taps:
+            self.assertTrue(os.path.exists("/sys/class/net/" + t), s.text())
+        with open("/sys/class/net/%s/address" % taps[1]) as f:
+            self.assertEqual(f.read().strip(), "00:1a:ca:ff:ff:%02x" % (2 + 2 * (BASE + 1)))
+        self.assertEqual(len(os.listdir(s.run_dir)), 2)
+        self.assertEqual(s.stop(), 0)
+        self.assertEqual(s.mounts(), [])
+        self.assertEqual(os.listdir(s.dev_dir), [])
+        self.assertEqual(os.listdir(s.run_dir), [])
+        for t in taps:
+            self.assertFalse(os.path.exists("/sys/class/net/" + t))
+        self.assertFalse(os.path.exists("/var/run/dpdk/%s/dpdk_telemetry.v2" % s.prefix))
+
+
+if __name__ == "__main__":
+    why = fuse_missing()
+    if why:
+        print("skipped: " + why)
+        sys.exit(77)
+    unittest.main(verbosity=2)

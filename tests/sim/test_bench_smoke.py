@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Smoke run of the boot benchmarks (not a benchmark: tiny rows).
+
+Checks that --bench boot and --bench install produce every row and column
+with sane values (no failed row, bytes moved, reads per MiB never below the
+floor one status read per credit allows, the reference model costing more
+status reads than rshim-pmd), the text table's labels, and that Ctrl-C stops
+a benchmark at once with exit 130 and no table.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
+DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
+ENV = dict(os.environ, RSHIM_PMD_NO_HUGE="1")
+CREDIT = {"bf1": 509, "bf2": 509, "bf3": 1021}  # depth - 3 (hardware-notes §3.3, §D6.1)
+FIELDS = ("gen", "drain_bps", "policy", "cost_model", "bytes", "time_s", "mib_s",
+          "pct_of_limit", "reads_per_mib", "writes_per_mib", "cpu_us_per_mib",
+          "wakeups_per_mib", "partial", "rc")
+
+
+def run(*args, timeout=60):
+    return subprocess.run([APP, "--quiet", *args], capture_output=True, text=True,
+                          env=ENV, timeout=timeout)
+
+
+class BenchSmoke(unittest.TestCase):
+    def test_boot_json(self):
+        p = run("--bench", "boot", "--bench-time", "0.05", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        rows = d["rows"]
+        gens = {r["gen"] for r in rows}
+        self.assertEqual(gens, {"bf1", "bf2", "bf3"})
+        self.assertEqual(len(rows) % 2, 0)
+        for r in rows:
+            for f in FIELDS:
+                self.assertIn(f, r)
+            self.assertEqual(r["rc"], 0, r)
+            self.assertGreater(r["bytes"], 0, r)
+            self.assertGreater(r["mib_s"], 0, r)
+            self.assertGreaterEqual(r["cpu_us_per_mib"], 0, r)
+            # every byte is one posted write per 8 bytes
+            self.assertAlmostEqual(r["writes_per_mib"], 131072, delta=200)
+            credit = CREDIT[r["gen"]] if r["policy"] == "rshim-pmd" else 509
+            floor = 131072 / credit
+            if r["gen"] == "bf1":  # plus the reads BF1's drain rule needs
+                floor *= 1 + (credit - 1) // 15
+            self.assertGreaterEqual(r["reads_per_mib"], floor * 0.99, r)
+        cost = [r for r in rows if r["cost_model"]]
+        self.assertGreater(len(cost), len(rows) // 2)
+        for pmd, ref in zip(rows[0::2], rows[1::2]):
+            self.assertEqual((pmd["policy"], ref["policy"]), ("rshim-pmd", "reference"))
+            self.assertEqual((pmd["gen"], pmd["drain_bps"]), (ref["gen"], ref["drain_bps"]))
+            if pmd["drain_bps"] == 20e6 and pmd["gen"] != "bf1":
+                self.assertLess(pmd["reads_per_mib"], ref["reads_per_mib"], (pmd, ref))
+
+    def test_install_text(self):
+        p = run("--bench", "install", "--bench-time", "0.1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        for word in ("install profile", "rshim-pmd", "reference", "time s", "CPU s",
+                     "reads", "wakeups", "rshim-pmd / reference"):
+            self.assertIn(word, out)
+        pmd = [l for l in out.splitlines() if l.startswith("rshim-pmd ")][0].split()
+        ref = [l for l in out.splitlines() if l.startswith("reference ")][0].split()
+        self.assertGreater(float(pmd[1]), 0)
+        self.assertGreater(float(ref[1]), 0)
+        self.assertNotIn("failed", out)
+
+    def reads_per_mib(self, p):
+        m = re.search(r"MMIO per MiB: ([0-9.]+) reads", p.stdout)
+        self.assertIsNotNone(m, p.stdout + p.stderr)
+        return float(m.group(1))
+
+    def test_bf3_depth(self):
+        """BF3 pushes assume 1024 words (one status read per 1021 words);
+        --boot-fifo-words 512 is the fallback that a 512-word FIFO needs."""
+        p = run("--device", "sim:bf3", "--push-boot", DEMO, "--log-wait", "5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertLess(self.reads_per_mib(p), 131072 / 1021 * 1.05)
+        shallow = "sim:bf3,bootdepth=512,drain=200M"
+        p = run("--device", shallow, "--boot-fifo-words", "512", "--push-boot", DEMO,
+                "--log-wait", "5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(self.reads_per_mib(p), 131072 / 509 * 0.99)
+        p = run("--device", shallow, "--push-boot", DEMO, "--log-wait", "5")
+        self.assertEqual(p.returncode, 7, p.stdout + p.stderr)  # words dropped: bad CRC
+        self.assertIn("CRC", p.stdout)
+        p = run("--device", "sim:bf3", "--boot-fifo-words", "600", "--push-boot", DEMO)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--boot-fifo-words", p.stderr)
+
+    def test_ctrl_c_exits_130(self):
+        proc = subprocess.Popen([APP, "--quiet", "--bench", "boot", "--bench-time", "5"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=ENV)
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertNotIn("MiB/s", out)
+        self.assertIn("interrupted", err)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
