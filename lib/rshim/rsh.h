@@ -118,6 +118,10 @@ struct rsh_poll_opts {
 	bool busy_poll;          /**< never back off */
 	uint32_t idle_spin_us;   /**< spin this long idle before backing off */
 	uint32_t max_sleep_us;   /**< back-off ceiling */
+	/** Back-off ceiling while a device has TM FIFO channels (0 = the
+	 *  default, 500 us): the latency of data the DPU starts sending
+	 *  against idle wake-ups (about 2000 a second at 500 us). */
+	uint32_t tmfifo_sleep_us;
 };
 
 /*
@@ -126,6 +130,7 @@ struct rsh_poll_opts {
  * while a device has TM FIFO channels: the DPU may start a conversation).
  */
 #define RSH_POLL_MAX_SLEEP_US_DEFAULT 4000u
+#define RSH_POLL_TMFIFO_SLEEP_US_DEFAULT 500u
 
 /** Fill defaults: spin 200 us, ceiling 4000 us, no busy poll. */
 void rsh_poll_opts_default(struct rsh_poll_opts *o);

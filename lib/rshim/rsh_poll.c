@@ -40,12 +40,6 @@
 #define RSH_POLL_OVERSLEEP_INIT_NS 20000ull
 /* First back-off step once the idle spin period is over. */
 #define RSH_POLL_BACKOFF_START_NS 10000ull
-/*
- * Idle ceiling while a device has TM FIFO channels: the host has no
- * interrupt for data the DPU sends (hardware-notes §4.9), so this gap
- * between two status reads bounds the latency of DPU-initiated traffic.
- */
-#define RSH_POLL_TMFIFO_CEILING_NS 500000ull
 
 /*
  * A poller. devs and n_devs belong to the loop while it runs (changed by
@@ -95,6 +89,7 @@ rsh_poll_opts_default(struct rsh_poll_opts *o)
 	o->busy_poll = false;
 	o->idle_spin_us = 200;
 	o->max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
+	o->tmfifo_sleep_us = RSH_POLL_TMFIFO_SLEEP_US_DEFAULT;
 }
 
 /* Create a poller. */
@@ -124,6 +119,8 @@ rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
 		rsh_poll_opts_default(&p->opts);
 	if (p->opts.max_sleep_us == 0)
 		p->opts.max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
+	if (p->opts.tmfifo_sleep_us == 0)
+		p->opts.tmfifo_sleep_us = RSH_POLL_TMFIFO_SLEEP_US_DEFAULT;
 	p->lcore = RTE_MAX_LCORE;
 	p->oversleep_ns = RSH_POLL_OVERSLEEP_INIT_NS;
 	*out = p;
@@ -434,8 +431,10 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 	uint64_t now = rte_get_timer_cycles();
 	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
 
+	/* The host has no interrupt for data the DPU sends (§4.9): with TM
+	 * FIFO channels this gap bounds DPU-initiated latency. */
 	if (p->has_tmfifo)
-		ceiling = RTE_MIN(ceiling, RSH_POLL_TMFIFO_CEILING_NS);
+		ceiling = RTE_MIN(ceiling, p->opts.tmfifo_sleep_us * 1000ull);
 
 	if (p->idle_since == 0)
 		p->idle_since = now;
