@@ -64,6 +64,7 @@ static const char rsh_mk_help[] =
 "Build a BlueField boot stream (BFB) from images, in the order given, or\n"
 "validate and list one.\n"
 "\n"
+"Options:\n"
 "  -i, --image ID|NAME[-vN]:FILE  add an image whose data is FILE; -vN sets\n"
 "                               its version (0-15, as mlx-mkbfb's NAME-vN)\n"
 "  -r, --random ID|NAME:SIZE[:SEED]\n"
@@ -344,7 +345,7 @@ rsh_mk_rd_close(struct rsh_mk_rd *rd)
 	rd->fd = -1;
 }
 
-/* Pass 1: length and CRC (data plus zero padding, §6.3) of one image. */
+/* Pass 1: length and CRC (data plus zero padding, §D6.3) of one image. */
 static int
 rsh_mk_image_crc(struct rsh_mk_img *img, uint8_t *buf)
 {
@@ -459,7 +460,7 @@ rsh_mk_emit_all(struct rsh_mk_opts *o, int fd, uint8_t *buf, const char *out)
 	unsigned int i;
 	int rc = 0;
 
-	/* Bit k of image i's bitmap: an image with id k comes later (§6.3). */
+	/* Bit k of image i's bitmap: an image with id k comes later (§D6.3). */
 	for (i = o->n_imgs; i-- > 0;) {
 		following[i] = acc;
 		acc |= 1ull << o->imgs[i].id;

@@ -76,7 +76,8 @@ rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
 		r->time_s = stream_s;
 		r->host_cpu_s = b->cpu_s - a->cpu_s;
 	}
-	r->reads = b->reads - a->reads + b->drain_reads - a->drain_reads;
+	r->forced_reads = b->drain_reads - a->drain_reads;
+	r->reads = b->reads - a->reads + r->forced_reads;
 	r->writes = b->writes - a->writes;
 	r->wakeups = b->nvcsw - a->nvcsw;
 }

@@ -255,8 +255,9 @@ rsh_svc_dev_ends(struct rsh_svc *s, struct rsh_svc_dev *d)
 	return rc;
 }
 
-/* Is devstr wanted (named with -d/--sim, found by a scan, or named in the
- * configuration) and not blocked? */
+/* The devices to serve: those named with -d (an allow-list, as the rshim
+ * daemon's -d), else the --sim ones, the PCI scan's (without --sim) and
+ * the configuration's rshimN lines. "none" lines are applied later. */
 static void
 rsh_svc_wanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX], unsigned int *n)
 {
@@ -273,7 +274,7 @@ rsh_svc_wanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX], unsigned int *
 			if (info[i].supported && *n < RSH_SVC_MAX_DEVS)
 				snprintf(want[(*n)++], RSH_DEV_NAME_MAX, "%.63s", info[i].name);
 	}
-	for (i = 0; i < s->conf.n_map && *n < RSH_SVC_MAX_DEVS; i++) {
+	for (i = 0; !s->allow_list && i < s->conf.n_map && *n < RSH_SVC_MAX_DEVS; i++) {
 		bool dup = false;
 
 		if (s->conf.map[i].index < 0)

@@ -143,6 +143,7 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 	}
 	s->only_dev[s->n_only++] = dst;
 	s->sim_only |= sim;
+	s->allow_list |= !sim;
 	return 0;
 }
 
@@ -326,7 +327,7 @@ rsh_svc_reload(struct rsh_svc *s, bool *pending)
 	struct rsh_svc_conf c;
 	gid_t old_gid = s->group_gid;
 
-	if (rsh_svc_load(s, &c, true) != 0) {
+	if (rsh_svc_load(s, &c, s->conf_required) != 0) {
 		s->group_gid = old_gid;
 		rsh_svc_err("%s: configuration not reloaded; the devices keep running as they were",
 			    s->conf_path);
@@ -409,6 +410,7 @@ main(int argc, char **argv)
 	if (rsh_svc_parse(&s, argc, argv, &code) < 0)
 		return code;
 	conf_given = strcmp(s.conf_path, "/etc/rshim-pmd.conf") != 0;
+	s.conf_required = conf_given;
 	s.conf_path = rsh_svc_abs(s.conf_path);
 	s.dev_dir = rsh_svc_abs(s.dev_dir);
 	s.run_dir = rsh_svc_abs(s.run_dir);

@@ -44,15 +44,48 @@ struct rsh_svc_fuse {
 	struct fuse_session *se;
 	pthread_t thread;
 	bool mounted;
+	pthread_mutex_t fh_mu;     /* guards open_fh */
+	struct rsh_svc_misc_fh *open_fh; /* misc opens not yet released:
+					  * freed at unmount if the release
+					  * never came */
 };
 
 /* Text of one open of misc (rendered at open, hardware-notes §5.4). */
 struct rsh_svc_misc_fh {
+	struct rsh_svc_misc_fh *prev, *next;
 	size_t len;
 	char buf[8192];
 };
 
 #define RSH_SVC_FH_BOOT_WRITER 1ull
+
+/* Track a misc open (FUSE threads). */
+static void
+rsh_svc_fh_link(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
+{
+	pthread_mutex_lock(&f->fh_mu);
+	m->prev = NULL;
+	m->next = f->open_fh;
+	if (m->next != NULL)
+		m->next->prev = m;
+	f->open_fh = m;
+	pthread_mutex_unlock(&f->fh_mu);
+}
+
+/* Forget and free a misc open. */
+static void
+rsh_svc_fh_free(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
+{
+	pthread_mutex_lock(&f->fh_mu);
+	if (m->prev != NULL)
+		m->prev->next = m->next;
+	else
+		f->open_fh = m->next;
+	if (m->next != NULL)
+		m->next->prev = m->prev;
+	pthread_mutex_unlock(&f->fh_mu);
+	free(m);
+}
 
 /* The session's device. */
 static struct rsh_svc_fuse *
@@ -248,6 +281,7 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		rc = rsh_svc_misc_render(f->d, m->buf, sizeof(m->buf));
 		m->len = rc > 0 ? (size_t)rc : 0;
+		rsh_svc_fh_link(f, m);
 		fi->fh = (uint64_t)(uintptr_t)m;
 	} else if (ino != RSH_SVC_INO_MISC && ino != RSH_SVC_INO_RSHIM) {
 		fuse_reply_err(req, ino == RSH_SVC_INO_ROOT ? EISDIR : ENOENT);
@@ -324,8 +358,8 @@ rsh_svc_ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER)
 		rsh_svc_boot_release(f->d, ctx->uid, ctx->pid);
-	else if (ino == RSH_SVC_INO_MISC)
-		free((void *)(uintptr_t)fi->fh);
+	else if (ino == RSH_SVC_INO_MISC && fi->fh != 0)
+		rsh_svc_fh_free(f, (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -417,11 +451,13 @@ rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
 		return -ENOMEM;
 	f->s = s;
 	f->d = d;
+	pthread_mutex_init(&f->fh_mu, NULL);
 	if (mkdir(d->mnt, 0755) < 0 && errno != EEXIST) {
 		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s", d->mnt, strerror(errno));
 		goto fail;
 	}
 	f->se = fuse_session_new(&args, &rsh_svc_ll_ops, sizeof(rsh_svc_ll_ops), f);
+	fuse_opt_free_args(&args);
 	if (f->se == NULL || fuse_session_mount(f->se, d->mnt) != 0) {
 		RSH_SVC_LOG(ERR, d->name, "cannot mount %s (FUSE: is /dev/fuse there and fuse3 installed?)",
 			    d->mnt);
@@ -438,6 +474,7 @@ fail:
 	if (f->se != NULL)
 		fuse_session_destroy(f->se);
 	rmdir(d->mnt);
+	pthread_mutex_destroy(&f->fh_mu);
 	free(f);
 	return -EIO;
 }
@@ -456,6 +493,9 @@ rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 	pthread_join(f->thread, NULL);
 	fuse_session_destroy(f->se);
 	rmdir(d->mnt);
+	while (f->open_fh != NULL)
+		rsh_svc_fh_free(f, f->open_fh);
+	pthread_mutex_destroy(&f->fh_mu);
 	free(f);
 	d->fuse = NULL;
 }

@@ -116,6 +116,7 @@ struct rsh_svc_dev {
 struct rsh_svc {
 	const char *prog;
 	const char *conf_path;
+	bool conf_required;        /* -c given: the file must exist */
 	const char *dev_dir;       /* /dev */
 	const char *run_dir;       /* /run/rshim-pmd */
 	const char *file_prefix;   /* DPDK file prefix (telemetry socket) */
@@ -125,7 +126,8 @@ struct rsh_svc {
 	int first_index;           /* -i */
 	const char *only_dev[RSH_SVC_MAX_DEVS]; /* -d / --sim */
 	unsigned int n_only;
-	bool sim_only;
+	bool sim_only;             /* --sim given: no PCI scan */
+	bool allow_list;           /* -d given: serve those only (as rshim -d) */
 	gid_t group_gid;           /* node group, (gid_t)-1 root only */
 	struct rsh_svc_conf conf;
 	struct rsh_svc_dev devs[RSH_SVC_MAX_DEVS];

@@ -27,7 +27,7 @@
 /* UPTIME rate: 200 MHz on BF3 (§1.5); BF1/BF2 use the same rate
  * (inferred: the hardware notes give no rate for them). */
 /* TM FIFO CTL reset value: MAX_ENTRIES 256, HWM 128, LWM 128
- * (dpu-side-tmfifo.md §1.2). */
+ * (hardware-notes §D1.2). */
 #define RSH_SIM_TM_CTL_RESET \
 	((uint64_t)RSH_SIM_TM_DEPTH << RSH_SIM_TM_CTL_MAX_SHIFT | \
 	 128ull << RSH_SIM_TM_CTL_HWM_SHIFT | 128ull)
@@ -127,7 +127,7 @@ rsh_sim_uptime(const struct rsh_sim *sim, uint64_t cyc)
 	return (uint64_t)((unsigned __int128)cyc * RSH_SIM_UPTIME_HZ / sim->hz);
 }
 
-/* TM FIFO CTL registers to their reset value (§1.2). */
+/* TM FIFO CTL registers to their reset value (§D1.2). */
 static void
 rsh_sim_tm_reset(struct rsh_sim *sim)
 {
@@ -201,7 +201,7 @@ rsh_sim_arm_poll(struct rsh_sim *sim, uint64_t now)
 		sim->arm->arm_poll(sim, now);
 }
 
-/* TM FIFO register reads (dpu-side-tmfifo.md §1.2). The host cannot pop
+/* TM FIFO register reads (hardware-notes §D1.2). The host cannot pop
  * HOST_TO_TILE: its DATA reads 0 with no state change (inferred). */
 static uint64_t
 rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
@@ -269,7 +269,7 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 	if (rsh_sim_is_tm(reg))
 		return rsh_sim_tm_read(sim, reg, now);
 	switch (reg) {
-	case RSH_SIM_REG_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§6.1) */
+	case RSH_SIM_REG_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§D6.1) */
 		rsh_sim_fifo_pop(&sim->boot, &v, 1);
 		return v;
 	case RSH_SIM_REG_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
@@ -279,7 +279,7 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 		return __atomic_exchange_n(m, 1, __ATOMIC_ACQ_REL);
 	case RSH_SIM_REG_SCRATCH_BUF_CTL:
 		return sim->log_ptr & RSH_SIM_LOG_IDX_MASK;
-	case RSH_SIM_REG_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
+	case RSH_SIM_REG_SCRATCH_BUF_DAT: /* auto-increment (§5.6, §D7) */
 		v = sim->log[sim->log_ptr];
 		sim->log_ptr = (sim->log_ptr + 1) & RSH_SIM_LOG_IDX_MASK;
 		return v;

@@ -22,8 +22,8 @@ struct rsh_backend;
 
 /*
  * Boot progress codes the emulator's boot-ROM model writes into
- * SCRATCHPAD3 bits 7:0. Emulator-defined: the reference names the field
- * (rshim-host-interface.md §1.5) but not its values.
+ * SCRATCHPAD3 bits 7:0. Emulator-defined: the hardware notes name the field
+ * (§1.5) but not its values.
  */
 #define RSH_SIM_PROG_POR 0x00     /**< power-on, nothing started */
 #define RSH_SIM_PROG_ROM 0x01     /**< reset with BOOT_CONTROL=0: waiting
@@ -132,7 +132,7 @@ int rsh_sim_cost_get(const struct rsh_backend *be, struct rsh_sim_cost_stats *st
 /**
  * Copy the kept trailing bytes (the first RSH_SIM_BOOTFIFO_KEEP bytes
  * consumed after the last image, as Linux's mlxbf-bootctl "bootfifo" file
- * would hand them to the installer, dpu-side-tmfifo.md §6.5) from their
+ * would hand them to the installer, hardware-notes §D6.5) from their
  * start. A reset empties the buffer.
  * @return bytes copied (0 when be is not a sim backend or nothing is kept).
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The emulated DPU's ARM side of the TM FIFO: a model of Linux's
- * mlxbf-tmfifo (reference/dpu-side-tmfifo.md §2-§4, §8;
- * rshim-host-interface.md §4.11) joined to Linux ends (rsh_sim_peer.c): a
+ * mlxbf-tmfifo (hardware-notes §D2-§D4, §D8;
+ * hardware-notes §4.11) joined to Linux ends (rsh_sim_peer.c): a
  * TAP in namespace rshim-sim<N> and a shell on a PTY, or the built-in
  * responder and line echo.
  *
@@ -75,7 +75,7 @@ rsh_sim_arm_peer_open(struct rsh_sim *sim, struct rsh_sim_arm *a)
 			       rsh_sim_peer_index(a->peer) : o.index);
 }
 
-/* The ARM's Linux came up: console banner, link up (§8 item 6). */
+/* The ARM's Linux came up: console banner, link up (§D8 item 6). */
 static void
 rsh_sim_arm_start(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ARM side's TILE_TO_HOST writer, as mlxbf-tmfifo fills its Tx FIFO
- * (reference/dpu-side-tmfifo.md §2.1-§2.4, §3.6, §3.7, §8 item 4): the ARM
+ * (hardware-notes §D2.1-§D2.4, §D3.6, §D3.7, §D8 item 4): the ARM
  * looks only at its own TILE_TO_HOST count; network frames may use
  * 256 - 16 - COUNT words (16 kept for the console) and may be spread over
  * several polls; a console message needs 255 - COUNT >= 2 words and
  * carries at most (avail - 1) * 8 bytes of the 32 KiB console ring.
  * Messages are never interleaved. Headers come from rsh_tmfifo_proto.h
- * (bytes 3-6 zero, byte 7 a correct checksum, §2.3).
+ * (bytes 3-6 zero, byte 7 a correct checksum, §D2.3).
  */
 #include <errno.h>
 
@@ -35,7 +35,7 @@ rsh_sim_arm_con_put(struct rsh_sim_arm *a, const void *b, uint32_t n)
 }
 
 /* Queue the control replies, see rsh_sim_arm_priv.h. PXE_ID goes last:
- * the host takes it as the end of the answer (§2.2). */
+ * the host takes it as the end of the answer (§D2.2). */
 void
 rsh_sim_arm_ctrl_reply(struct rsh_sim_arm *a)
 {
@@ -48,7 +48,7 @@ rsh_sim_arm_ctrl_reply(struct rsh_sim_arm *a)
 	t->ctrl_n = 4;
 }
 
-/* TILE_TO_HOST words the ARM may fill now (§3.6). */
+/* TILE_TO_HOST words the ARM may fill now (§D3.6). */
 static unsigned int
 rsh_sim_arm_tx_avail(const struct rsh_sim *sim, bool net)
 {
@@ -158,7 +158,7 @@ rsh_sim_arm_tx_net(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	return true;
 }
 
-/* Next console message: as much of the ring as fits (§3.7). */
+/* Next console message: as much of the ring as fits (§D3.7). */
 static bool
 rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 {
@@ -182,7 +182,7 @@ rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 }
 
 /* Console output of the shell into the ring; a chunk that does not fit
- * is dropped and counted, as the driver drops it (§3.7). */
+ * is dropped and counted, as the driver drops it (§D3.7). */
 static void
 rsh_sim_arm_tx_con_fill(struct rsh_sim_arm *a, uint64_t now)
 {

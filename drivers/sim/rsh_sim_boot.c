@@ -8,12 +8,12 @@
  * once). Idle time is not banked beyond what the FIFO held.
  *
  * It consumes only while out of reset and when BOOT_CONTROL's mode was 0
- * at the last reset (reference/rshim-host-interface.md §3.2 steps 3 and 6:
+ * at the last reset (hardware-notes §3.2 steps 3 and 6:
  * the host selects "boot from the rshim FIFO" before the reset key). A
  * reset with mode != 0 stands for an eMMC boot: the FIFO is never read.
  *
  * The consumed words are parsed as a forward-only BFB reader
- * (dpu-side-tmfifo.md §6.3, §6.5): 24-byte headers, magic 0x13026642,
+ * (hardware-notes §D6.3, §D6.5): 24-byte headers, magic 0x13026642,
  * major 1, extra header words skipped, CRC-32 over data plus padding.
  * Progress goes to SCRATCHPAD3 bits 7:0 (RSH_SIM_PROG_*, emulator-defined)
  * and to the 128-word scratch log in the §5.6 record format.
@@ -262,7 +262,7 @@ rsh_sim_bfb_chain_fail(struct rsh_sim *sim, unsigned int id)
 	b->st = RSH_SIM_BFB_ERROR;
 }
 
-/* Three header words are in: validate (§6.5 next_header) and set up. */
+/* Three header words are in: validate (§D6.5 next_header) and set up. */
 static void
 rsh_sim_bfb_hdr_done(struct rsh_sim *sim)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The emulated DPU's Linux ends of the TM FIFO channels (issue 3 §3),
+ * The emulated DPU's Linux ends of the TM FIFO channels,
  * used by the ARM-side model (rsh_sim_arm.c):
  *
  * - network end: a TAP device "tmfifo_net0" (MAC 00:1A:CA:FF:FF:01,
@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Defaults of the DPU side, reference/dpu-side-tmfifo.md §3.2, §4.8. */
+/* Defaults of the DPU side, hardware-notes §D3.2, §4.8. */
 #define RSH_SIM_PEER_MAC { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01 }
 #define RSH_SIM_PEER_IP "192.168.100.2"
 #define RSH_SIM_PEER_PREFIX 24

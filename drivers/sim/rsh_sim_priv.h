@@ -27,7 +27,7 @@
 #define RSH_SIM_NO_OFFSET UINT64_MAX
 #define RSH_SIM_BOOTFIFO_IDLE_NS 500000000ull /* Linux reader gives up */
 
-/* Scratch-log record fields, rshim-host-interface.md §5.6. */
+/* Scratch-log record fields, hardware-notes §5.6. */
 #define RSH_SIM_LOG_MOD_MISC 0u
 #define RSH_SIM_LOG_MOD_BL1 1u
 #define RSH_SIM_LOG_MOD_BL2 2u
@@ -137,7 +137,7 @@ struct rsh_sim_fifo {
 	uint32_t count;
 };
 
-/* Forward-only BFB reader of the boot-ROM model, dpu-side-tmfifo.md §6.5. */
+/* Forward-only BFB reader of the boot-ROM model, hardware-notes §D6.5. */
 enum rsh_sim_bfb_state {
 	RSH_SIM_BFB_HDR,   /* collecting a 3-word header */
 	RSH_SIM_BFB_SKIP,  /* extra header words (hdr_len > 3) */

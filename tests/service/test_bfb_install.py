@@ -51,7 +51,10 @@ class BfbInstallTest(unittest.TestCase):
     def tearDown(self):
         if self.svc:
             self.svc.stop()
+            text = self.svc.text()
             shutil.rmtree(self.svc.tmp, ignore_errors=True)
+            for bad in ("Sanitizer", "runtime error:"):
+                self.assertNotIn(bad, text, text)
 
     def start(self, dev_dir=None):
         self.svc = Service(["bf3,drain=400M"], BASE)

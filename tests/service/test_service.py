@@ -52,7 +52,10 @@ class ServiceTest(unittest.TestCase):
     def tearDown(self):
         for s in self.svcs:
             s.stop()
+            text = s.text()
             shutil.rmtree(s.tmp, ignore_errors=True)
+            for bad in ("Sanitizer", "runtime error:"):
+                self.assertNotIn(bad, text, text)
 
     def svc(self, sims, base=BASE, expect=None, **kw):
         s = Service(sims, base, **kw)
@@ -307,10 +310,17 @@ class ServiceTest(unittest.TestCase):
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
 
     def test_surprise_removal(self):
-        s = self.svc(["bf3,gone@1M", "bf2"])
+        s = self.svc(["bf3,gone@1M", "bf2"], net=True)
+        flags = "/sys/class/net/tmfifo_net%d/flags" % BASE
+
+        def up():
+            with open(flags) as f:
+                return int(f.read(), 16) & 1
+        self.assertTrue(up())
         rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
         self.assertNotEqual(rc, 0)
         self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 30), s.text())
+        self.assertFalse(up())
         with self.assertRaises(OSError) as cm:
             misc_lines(s, BASE)
         self.assertEqual(cm.exception.errno, errno.ENODEV)

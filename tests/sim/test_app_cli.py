@@ -168,6 +168,31 @@ class Cli(unittest.TestCase):
         self.assertEqual(p.returncode, 130, err)
         self.assertNotIn(b"pushed", out)
 
+    def test_process_substitution(self):
+        p = subprocess.run(["bash", "-c", '"$0" --device sim:bf3 --quiet --push-boot <(cat "$1")',
+                            APP, DEMO], capture_output=True, env=ENV,
+                           stdin=subprocess.DEVNULL, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"DPU is ready", p.stdout)
+
+    def test_fifo_writer_stalls_ctrl_c(self):
+        """Ctrl-C while a FIFO's writer stalls mid-stream: 130, state restored."""
+        fifo = self.path("stall.fifo")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([APP, "--device", "sim:bf3", "--push-boot", fifo, "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                             stdin=subprocess.DEVNULL)
+        w = open(fifo, "wb")
+        w.write(self.demo[:3 << 20])
+        w.flush()
+        time.sleep(2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        w.close()
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn(b"BOOT_CONTROL restored", err)
+        self.assertNotIn(b"DPU is ready", out)
+
     def test_pipe_garbage_refused_before_reset(self):
         p = run("--device", "sim:bf3", "--push-boot", "-", "--quiet",
                 input=os.urandom(100000), rc=3)
@@ -328,6 +353,18 @@ class Cli(unittest.TestCase):
         p = run("--log-level=pmd.rshim.boot:info", "--", "--device", "sim:bf3",
                 "--push-boot", DEMO, rc=0)
         self.assertIn("DPU is ready", p.out)
+        p = run("--log-level=user.rshim.app:debug", "--", "--device", "sim:bf3",
+                "--list", "--sim", rc=0)
+        p = run("--log-level=user.rshim.app:debug", "-m", "64", "--", "--device", "sim:bf3",
+                "--push-boot", DEMO, "--no-log", rc=0)
+        line = [ln for ln in p.err.splitlines() if "EAL arguments:" in ln][0]
+        args = line.split("EAL arguments:")[1].split()
+        for kept in ("--no-pci", "--iova-mode=va", "--no-telemetry", "-l"):
+            self.assertIn(kept, args)
+        # -m replaced our size, not our mode; the user's options come last.
+        self.assertIn("--no-huge", args)
+        self.assertNotIn("256", args)
+        self.assertEqual(args[-3:], ["--log-level=user.rshim.app:debug", "-m", "64"])
         # One lcore given: the default -l is dropped, not doubled.
         p = run("-l", "0", "--", "--device", "sim:bf3", "--push-boot", DEMO, rc=0)
         self.assertIn("polling from a control thread", p.err)

@@ -149,7 +149,7 @@ rsh_t_log_find(const uint64_t *w, unsigned int n, uint64_t hdr)
 
 /* ---------------------------------------------------------------- */
 
-/* A whole BFB: "DPU is ready", hash, trailing bytes kept (§6.5, §5.6). */
+/* A whole BFB: "DPU is ready", hash, trailing bytes kept (§D6.5, §5.6). */
 static void
 test_bfb_boot(void **state)
 {

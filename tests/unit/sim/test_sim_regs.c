@@ -388,7 +388,7 @@ test_scratch_buf(void **state)
 	rsh_t_sim_close(&t);
 }
 
-/* TM FIFO pair: drop on full, all-ones on empty, CTL fields (§1.2). */
+/* TM FIFO pair: drop on full, all-ones on empty, CTL fields (§D1.2). */
 static void
 test_tmfifo(void **state)
 {

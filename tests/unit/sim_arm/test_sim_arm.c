@@ -115,7 +115,7 @@ rsh_t_hsend_msg(struct rsh_t_arm *t, uint8_t type, const void *p, uint16_t len)
 }
 
 /* Decode one TILE_TO_HOST word; unknown types with a length are drained
- * like the host demux does (issue 3 §2). */
+ * like the host demux does. */
 static void
 rsh_t_decode(struct rsh_t_arm *t, uint64_t w)
 {
