@@ -38,13 +38,15 @@ if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	# is a command or a ring hand-off; this stage proves it. DPDK's rings are
 	# inline: built with the C11 memory model TSan sees their hand-offs.
 	# Suppressions (tests/tsan.supp) only name frames inside DPDK's compiled
-	# libraries. Not run here: app-input and app-pci (command-line and
-	# exit-code checks, ~40 app start-ups each: over 3 minutes under TSan;
-	# the same threads run in boot-e2e and hw-on-sim), console-tty (gives
-	# the app 10 s to reach raw mode; an instrumented EAL start takes
-	# longer), sim_boot (checks the emulator's drain rate against the wall
-	# clock, which instrumentation slows) and tmfifo-e2e (root, network
-	# namespaces, iperf-size transfers).
+	# libraries. Run: the unit suite and the sim tests that drive the
+	# library end to end (boot-e2e, hw-on-sim). Not run: the app's
+	# command-line suites (app-input, app-cli, app-doctor, app-pci,
+	# bench-smoke: dozens of app start-ups each, over 3 minutes under
+	# TSan; the same library threads run in boot-e2e and hw-on-sim),
+	# console-tty (gives the app 10 s to reach raw mode; an instrumented
+	# EAL start takes longer), sim_boot (checks the emulator's drain rate
+	# against the wall clock, which instrumentation slows) and tmfifo-e2e
+	# (root, network namespaces, iperf-size transfers).
 	echo "test.sh: ThreadSanitizer build (./build-tsan, clang, -Db_sanitize=thread)"
 	if [ ! -f build-tsan/build.ninja ]; then
 		CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
@@ -55,8 +57,8 @@ if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	RSHIM_PMD_NO_HUGE=1 meson test -C build-tsan --no-rebuild --print-errorlogs \
 		--num-processes 2 --timeout-multiplier 4 \
 		$(meson test -C build-tsan --list 2>/dev/null |
-		sed -n 's/^rshim-pmd:\(unit\|sim\) \/ //p' |
-		grep -vxE 'app-input|app-pci|console-tty|sim_boot|tmfifo-e2e')
+		sed -n 's/^rshim-pmd:unit \/ //p' | grep -vxE 'app-pci|sim_boot') \
+		boot-e2e hw-on-sim
 fi
 if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	echo "test.sh: fuzz targets (./build-fuzz, clang libFuzzer + ASan/UBSan)"
