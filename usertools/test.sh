@@ -34,6 +34,33 @@ if [ $quick -eq 0 ]; then
 		--no-suite hw --no-suite bench
 fi
 if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
+	# ThreadSanitizer: one thread owns a device's registers, everything else
+	# is a command or a ring hand-off; this stage proves it. DPDK's rings are
+	# inline: built with the C11 memory model TSan sees their hand-offs.
+	# Suppressions (tests/tsan.supp) only name frames inside DPDK's compiled
+	# libraries. Run: the unit suite and the sim tests that drive the
+	# library end to end (boot-e2e, hw-on-sim). Not run: the app's
+	# command-line suites (app-input, app-cli, app-doctor, app-pci,
+	# bench-smoke: dozens of app start-ups each, over 3 minutes under
+	# TSan; the same library threads run in boot-e2e and hw-on-sim),
+	# console-tty (gives the app 10 s to reach raw mode; an instrumented
+	# EAL start takes longer), sim_boot (checks the emulator's drain rate
+	# against the wall clock, which instrumentation slows) and tmfifo-e2e
+	# (root, network namespaces, iperf-size transfers).
+	echo "test.sh: ThreadSanitizer build (./build-tsan, clang, -Db_sanitize=thread)"
+	if [ ! -f build-tsan/build.ninja ]; then
+		CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
+			-Dc_args=-DRTE_USE_C11_MEM_MODEL >/dev/null
+	fi
+	ninja -C build-tsan >/dev/null
+	TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$PWD/tests/tsan.supp" \
+	RSHIM_PMD_NO_HUGE=1 meson test -C build-tsan --no-rebuild --print-errorlogs \
+		--num-processes 2 --timeout-multiplier 4 \
+		$(meson test -C build-tsan --list 2>/dev/null |
+		sed -n 's/^rshim-pmd:unit \/ //p' | grep -vxE 'app-pci|sim_boot') \
+		boot-e2e hw-on-sim
+fi
+if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	echo "test.sh: fuzz targets (./build-fuzz, clang libFuzzer + ASan/UBSan)"
 	if [ ! -f build-fuzz/build.ninja ]; then
 		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \

@@ -14,13 +14,16 @@
  * sent and the console has been quiet for --linger seconds, then exits
  * (unless --net also runs: then it runs until a signal).
  *
- * The loop runs on the main lcore: it sleeps in ppoll() on stdin and the
- * TAP with an adaptive timeout (0 while data moves, short sleeps for a few
- * ms after it, then doubling up to 10 x --max-sleep) because the rings from
- * the poll lcore have no fd; see rsh_app_chan_ceiling().
+ * The loop runs on the main lcore: it sleeps in ppoll() on stdin, the TAP
+ * and the channels' wake-up eventfds, which the poll lcore signals when it
+ * queues console or network data for us (rsh_tmfifo_rx_arm). So no data
+ * waits on a timeout; the timeout only paces retries of work this side
+ * holds (keys or frames the rings had no room for), the ethdev mode (no
+ * fd) and the pipe-mode linger check.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -41,6 +44,8 @@
 #define RSH_APP_BUSY_SLEEP_NS 20000ull
 /* Longest idle sleep of the channel loop: NVIDIA's rshim daemon's idle tick, hardware-notes §4.9. */
 #define RSH_APP_IDLE_TICK_NS 10000000ull
+/* Idle sleep when every source has a descriptor: only the linger check. */
+#define RSH_APP_FD_IDLE_NS 100000000ull
 
 /* The saved terminal, for the atexit restore. */
 static struct termios rsh_app_saved_tio;
@@ -249,34 +254,75 @@ rsh_app_chan_ceiling(const struct rsh_app *app)
 	return RTE_MIN(app->poll.max_sleep_us * 10000ull, RSH_APP_IDLE_TICK_NS);
 }
 
-/* Sleep in ppoll until an fd is ready or the adaptive timeout ends. */
-static void
-rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch, bool worked,
-		  bool *stdin_ready)
+/*
+ * Arm the channels' wake-ups; true when data is already queued. Sets
+ * *all_fd when every source of work has a descriptor to wait on.
+ */
+static bool
+rsh_app_chan_arm(struct rsh_app *app, struct rsh_app_chan *ch,
+		 struct rsh_dev *dev, struct pollfd *pfd, nfds_t *n, bool *all_fd)
 {
-	struct pollfd pfd[2];
-	struct timespec ts = { 0, 0 };
-	uint64_t now = rsh_app_ns(), ns = 0;
-	nfds_t n = 0;
+	bool ready = false;
 
+	*all_fd = !ch->eth.open && ch->con.in_len == 0 && ch->tap.n_pend == 0;
+	if (app->console) {
+		pfd[(*n)++] = (struct pollfd){
+			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_CONSOLE), .events = POLLIN };
+		ready |= rsh_tmfifo_rx_arm(dev, RSH_TMFIFO_CONSOLE);
+	}
+	if (ch->tap.fd >= 0) {
+		pfd[(*n)++] = (struct pollfd){
+			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_NET), .events = POLLIN };
+		ready |= rsh_tmfifo_rx_arm(dev, RSH_TMFIFO_NET);
+	}
+	return ready;
+}
+
+/* The adaptive timeout for work this side holds (or the ethdev mode). */
+static uint64_t
+rsh_app_chan_backoff(struct rsh_app *app, struct rsh_app_chan *ch, bool worked,
+		     uint64_t now)
+{
 	if (worked) {
 		ch->idle_since = now;
 		ch->backoff_ns = 0;
-	} else if (now - ch->idle_since > RSH_APP_SPIN_NS) {
-		ch->backoff_ns = ch->backoff_ns ? ch->backoff_ns * 2 : RSH_APP_BACKOFF_START_NS;
-		ch->backoff_ns = RTE_MIN(ch->backoff_ns, rsh_app_chan_ceiling(app));
-		if (now - ch->idle_since < RSH_APP_ALERT_NS)
-			ch->backoff_ns = RTE_MIN(ch->backoff_ns, RSH_APP_ALERT_SLEEP_NS);
-		ns = ch->backoff_ns;
+		return 0;
 	}
-	ts.tv_sec = ns / 1000000000ull;
-	ts.tv_nsec = ns % 1000000000ull;
+	if (now - ch->idle_since <= RSH_APP_SPIN_NS)
+		return 0;
+	ch->backoff_ns = ch->backoff_ns ? ch->backoff_ns * 2 : RSH_APP_BACKOFF_START_NS;
+	ch->backoff_ns = RTE_MIN(ch->backoff_ns, rsh_app_chan_ceiling(app));
+	if (now - ch->idle_since < RSH_APP_ALERT_NS)
+		ch->backoff_ns = RTE_MIN(ch->backoff_ns, RSH_APP_ALERT_SLEEP_NS);
+	return ch->backoff_ns;
+}
+
+/* Sleep in ppoll until an fd is ready, data is queued, or the timeout. */
+static void
+rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
+		  struct rsh_dev *dev, bool worked, bool *stdin_ready)
+{
+	struct pollfd pfd[4];
+	struct timespec ts = { 0, 0 };
+	uint64_t ns = rsh_app_chan_backoff(app, ch, worked, rsh_app_ns());
+	nfds_t n = 0, first;
+	bool all_fd;
+
+	*stdin_ready = false;
 	if (app->console && !ch->con.eof && ch->con.in_len == 0)
 		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 	if (ch->tap.fd >= 0 && ch->tap.n_pend == 0)
 		pfd[n++] = (struct pollfd){ .fd = ch->tap.fd, .events = POLLIN };
-	*stdin_ready = false;
-	if (ppoll(pfd, n, &ts, NULL) > 0 && n > 0 && pfd[0].fd == STDIN_FILENO)
+	first = n;
+	if (worked || ns == 0)
+		ns = 0;
+	else if (rsh_app_chan_arm(app, ch, dev, pfd, &n, &all_fd))
+		ns = 0;
+	else if (all_fd)
+		ns = RSH_APP_FD_IDLE_NS;
+	ts.tv_sec = ns / 1000000000ull;
+	ts.tv_nsec = ns % 1000000000ull;
+	if (ppoll(pfd, n, &ts, NULL) > 0 && first > 0 && pfd[0].fd == STDIN_FILENO)
 		*stdin_ready = pfd[0].revents != 0;
 }
 
@@ -306,8 +352,11 @@ rsh_app_chan_open(struct rsh_app *app, struct rsh_app_chan *ch,
 	return code;
 }
 
-/* The loop: until Ctrl-] q, a signal, or the end of pipe input. */
-static void
+/*
+ * The loop: until Ctrl-] q, a signal, the end of pipe input, or the
+ * device going away (exit code RSH_EXIT_GONE, one line).
+ */
+static int
 rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 		  struct rsh_dev *dev)
 {
@@ -316,6 +365,12 @@ rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 
 	ch->idle_since = rsh_app_ns();
 	while (!__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
+		if (rsh_tmfifo_status(dev) == -ENODEV) {
+			if (ch->con.tty)
+				rsh_app_tio_restore();
+			rsh_app_err("%s", rsh_last_error());
+			return RSH_EXIT_GONE;
+		}
 		work = 0;
 		if (app->console) {
 			work += rsh_app_console_step(&ch->con, dev, ready);
@@ -326,14 +381,14 @@ rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 			work += rsh_app_tap_step(&ch->tap, dev);
 		if (ch->eth.open)
 			work += rsh_app_ethdev_step(&ch->eth);
-		rsh_app_chan_wait(app, ch, work > 0, &ready);
+		rsh_app_chan_wait(app, ch, dev, work > 0, &ready);
 	}
+	return 0;
 }
 
-/* Reopen the poller with the channels attached (attach needs it stopped). */
+/* Attach the channels; the running poll loop takes them between passes. */
 static int
-rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev,
-		    struct rsh_poller *p)
+rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev)
 {
 	struct rsh_tmfifo_opts o;
 	int rc;
@@ -341,18 +396,10 @@ rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev,
 	rsh_tmfifo_opts_default(&o);
 	o.console = app->console;
 	o.net = app->net != NULL;
-	rsh_poller_stop(p);
 	rc = rsh_tmfifo_attach(dev, &o);
 	if (rc < 0) {
 		rsh_app_err("%s", rsh_last_error());
 		return rsh_app_exit_code(rc);
-	}
-	rc = rsh_poller_start(p);
-	if (rc < 0) {
-		rsh_app_err("%s: cannot restart the poll loop: %s", rsh_dev_name(dev),
-			    rsh_last_error());
-		rsh_tmfifo_detach(dev);
-		return RSH_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -366,20 +413,24 @@ rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p)
 
 	memset(&ch, 0, sizeof(ch));
 	ch.tap.fd = -1;
-	code = rsh_app_chan_attach(app, dev, p);
+	code = rsh_app_chan_attach(app, dev);
 	if (code != 0)
 		return code;
 	code = rsh_app_chan_open(app, &ch, dev);
 	if (code == 0)
-		rsh_app_chan_loop(app, &ch, dev);
+		code = rsh_app_chan_loop(app, &ch, dev);
 	if (app->console)
 		rsh_app_console_close(&ch.con);
 	rsh_app_ethdev_close(&ch.eth);
-	rsh_poller_stop(p);
 	rsh_app_tap_close(&ch.tap);
 	if (!app->quiet)
 		rsh_app_tmfifo_stats(stderr, dev);
+	if (!app->quiet && ch.tap.rx_frames + ch.tap.tx_frames > 0)
+		fprintf(stderr, "rshim-pmd-app: stats %s: to_dpu=%" PRIu64 " from_dpu=%" PRIu64 " drop_tap_write=%" PRIu64 "\n",
+			ch.tap.name, ch.tap.tx_frames, ch.tap.rx_frames, ch.tap.tx_errors);
+	/* The poll loop lets go of the channels between two passes. */
 	rsh_tmfifo_detach(dev);
+	RTE_SET_USED(p);
 	if (code == 0 && __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
 		code = RSH_EXIT_OK; /* a signal is the normal way to stop --net */
 	return code;

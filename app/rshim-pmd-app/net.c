@@ -420,10 +420,11 @@ rsh_app_tmfifo_stats(FILE *f, struct rsh_dev *dev)
 	for (i = 0; i < RSH_TMFIFO_NCHAN; i++) {
 		if (rsh_tmfifo_get_stats(dev, i, &c, &d) < 0)
 			return;
-		fprintf(f, "rshim-pmd-app: stats %s: tx_msgs=%lu tx_bytes=%lu rx_msgs=%lu rx_bytes=%lu tx_drop_oversize=%lu rx_drop_oversize=%lu rx_drop_closed=%lu rx_drop_reset=%lu rx_ring_full=%lu rx_nombuf=%lu\n",
+		fprintf(f, "rshim-pmd-app: stats %s: tx_msgs=%lu tx_bytes=%lu rx_msgs=%lu rx_bytes=%lu tx_drop_oversize=%lu tx_drop_reset=%lu tx_drop_timeout=%lu rx_drop_oversize=%lu rx_drop_closed=%lu rx_drop_reset=%lu rx_drop_boot=%lu rx_ring_full=%lu rx_nombuf=%lu\n",
 			name[i], c.tx_msgs, c.tx_bytes, c.rx_msgs, c.rx_bytes,
-			c.tx_drop_oversize, c.rx_drop_oversize, c.rx_drop_closed,
-			c.rx_drop_reset, c.rx_ring_full, c.rx_nombuf);
+			c.tx_drop_oversize, c.tx_drop_reset, c.tx_drop_timeout,
+			c.rx_drop_oversize, c.rx_drop_closed, c.rx_drop_reset,
+			c.rx_drop_boot, c.rx_ring_full, c.rx_nombuf);
 	}
 	fprintf(f, "rshim-pmd-app: stats fifo: tx_words=%lu rx_words=%lu tx_sync_words=%lu rx_noop=%lu rx_ctrl=%lu rx_ctrl_unknown=%lu rx_drop_unknown=%lu sts_bad=%lu\n",
 		d.tx_words, d.rx_words, d.tx_sync_words, d.rx_noop, d.rx_ctrl,

@@ -126,13 +126,19 @@ struct rsh_poll_opts {
 	bool busy_poll;          /**< never back off */
 	uint32_t idle_spin_us;   /**< spin this long idle before backing off */
 	uint32_t max_sleep_us;   /**< back-off ceiling */
+	/** Back-off ceiling while a device has TM FIFO channels (0 = the
+	 *  default, 500 us): the latency of data the DPU starts sending
+	 *  against idle wake-ups (about 2000 a second at 500 us). */
+	uint32_t tmfifo_sleep_us;
 };
 
 /*
  * Default back-off ceiling of an idle poll loop. Data a user queues wakes
- * the loop at once; data from the device waits at most this long.
+ * the loop at once; data from the device waits at most this long (500 us
+ * while a device has TM FIFO channels: the DPU may start a conversation).
  */
 #define RSH_POLL_MAX_SLEEP_US_DEFAULT 4000u
+#define RSH_POLL_TMFIFO_SLEEP_US_DEFAULT 500u
 
 /** Fill defaults: spin 200 us, ceiling 4000 us, no busy poll. */
 void rsh_poll_opts_default(struct rsh_poll_opts *o);
@@ -177,6 +183,18 @@ void rsh_dev_notify(struct rsh_dev *dev);
 
 /** Run one poll-loop pass on the calling thread (tests). @return work done. */
 unsigned int rsh_poller_run_once(struct rsh_poller *p);
+
+/** Pass counters of a poll loop (written by the loop, read relaxed). */
+struct rsh_poller_stats {
+	uint64_t passes;      /**< passes over the devices so far */
+	uint64_t gap_max_ns;  /**< longest time between two passes: what data
+				*   the DPU sends may wait before it is read */
+	uint64_t gap_sum_ns;  /**< sum of the gaps (mean = sum / passes) */
+	uint64_t last_pass_tsc; /**< rte_get_timer_cycles() of the last pass */
+};
+
+/** Copy the loop's pass counters (any thread). */
+void rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st);
 
 /** CPU seconds used by the poll loop thread so far. */
 double rsh_poller_cpu_seconds(const struct rsh_poller *p);

@@ -21,7 +21,12 @@
 
 struct rsh_backend;
 
-/* Register access operations, called from one thread at a time. */
+/*
+ * Register access operations, called from one thread at a time: the poll
+ * lcore of the device while a poller runs it (every control operation is
+ * a command that lcore executes, rsh_cmd.h), else the one thread that
+ * calls the library for it. No backend needs a lock for its registers.
+ */
 struct rsh_backend_ops {
 	uint64_t (*read64)(struct rsh_backend *be, uint32_t bar_off);
 	void (*write64)(struct rsh_backend *be, uint32_t bar_off, uint64_t v);
@@ -44,8 +49,8 @@ struct rsh_backend_ops {
 
 /*
  * A probed device. Embedded first in each backend's private struct.
- * Written by the backend's probe; stats written by whichever thread does
- * the MMIO (the poll lcore while a job runs, the control path otherwise).
+ * Written by the backend's probe; stats written by the thread that owns
+ * the device (its poll lcore while a poller runs it), read relaxed.
  */
 struct rsh_backend {
 	const struct rsh_backend_ops *ops;

@@ -65,7 +65,28 @@ rsh_boot_ctl_sleep_us(unsigned int us)
 	nanosleep(&ts, NULL);
 }
 
-/* Allocate the chunk pool and the hand-off ring. */
+static void rsh_boot_free_pipe(struct rsh_boot *b);
+
+/*
+ * Put every chunk of the pool on the free ring. Chunks then circulate on
+ * the two rings only (inline ring code, whose C11 hand-offs ThreadSanitizer
+ * sees), never through the mempool's compiled ops.
+ */
+static int
+rsh_boot_fill_free(struct rsh_boot *b)
+{
+	void *obj;
+	unsigned int i;
+
+	for (i = 0; i < RSH_BOOT_NCHUNKS; i++) {
+		if (rte_mempool_get(b->pool, &obj) != 0)
+			return -ENOMEM;
+		rte_ring_enqueue(b->free, obj);
+	}
+	return 0;
+}
+
+/* Allocate the chunk pool and the hand-off rings. */
 static int
 rsh_boot_alloc_pipe(struct rsh_boot *b)
 {
@@ -73,6 +94,7 @@ rsh_boot_alloc_pipe(struct rsh_boot *b)
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t id = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
 	unsigned int sp_sc = RING_F_SP_ENQ | RING_F_SC_DEQ;
+	unsigned int size = rte_align32pow2(RSH_BOOT_NCHUNKS + 1);
 
 	b->chunk_bytes = b->opts.policy == RSH_BOOT_POLICY_REFERENCE ?
 			 RSH_BOOT_REF_CHUNK : RSH_BOOT_CHUNK;
@@ -85,25 +107,37 @@ rsh_boot_alloc_pipe(struct rsh_boot *b)
 	if (b->pool == NULL)
 		goto err;
 	snprintf(name, sizeof(name), "rsh_boot_r%u", id);
-	b->to_poll = rte_ring_create(name, rte_align32pow2(RSH_BOOT_NCHUNKS + 1),
-				     SOCKET_ID_ANY, sp_sc);
-	if (b->to_poll == NULL)
+	b->to_poll = rte_ring_create(name, size, SOCKET_ID_ANY, sp_sc);
+	snprintf(name, sizeof(name), "rsh_boot_f%u", id);
+	/* Free chunks: the poll lcore and the main lcore both return them. */
+	b->free = rte_ring_create(name, size, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (b->to_poll == NULL || b->free == NULL || rsh_boot_fill_free(b) != 0)
 		goto err;
 	return 0;
 err:
 	rsh_err_set("%s: cannot allocate %u boot chunks of %u KiB: %s (reserve hugepages or give EAL more memory with -m)",
 		    b->dev->name, RSH_BOOT_NCHUNKS, RSH_BOOT_CHUNK / 1024,
 		    rte_strerror(rte_errno));
-	rte_mempool_free(b->pool);
+	rsh_boot_free_pipe(b);
 	return -ENOMEM;
 }
 
-/* Free the pipeline. */
+/* Free the rings and the pool (chunks need not be returned to it). */
+static void
+rsh_boot_free_pipe(struct rsh_boot *b)
+{
+	rte_ring_free(b->to_poll);
+	rte_ring_free(b->free);
+	rte_mempool_free(b->pool);
+	b->to_poll = b->free = NULL;
+	b->pool = NULL;
+}
+
+/* Free the pipeline and the job. */
 static void
 rsh_boot_free(struct rsh_boot *b)
 {
-	rte_ring_free(b->to_poll);
-	rte_mempool_free(b->pool);
+	rsh_boot_free_pipe(b);
 	free(b);
 }
 
@@ -151,8 +185,7 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 	*out = b;
 	return 0;
 err_pipe:
-	rte_ring_free(b->to_poll);
-	rte_mempool_free(b->pool);
+	rsh_boot_free_pipe(b);
 err_free:
 	free(b);
 	return rc;
@@ -194,11 +227,11 @@ rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 	void *obj;
 	int rc;
 
-	while (rte_mempool_get(b->pool, &obj) != 0) {
+	while (rte_ring_dequeue(b->free, &obj) != 0) {
 		rc = rsh_boot_status(b);
 		if (rc < 0)
 			return rc;
-		if (__atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE))
+		if (rsh_boot_cancelled(b))
 			return -ECANCELED;
 		nap = nap == 0 ? rsh_boot_chunk_us(b) : RTE_MIN(nap * 2, 5000u);
 		rsh_boot_ctl_sleep_us(nap);
@@ -240,7 +273,7 @@ rsh_boot_flush(struct rsh_boot *b)
 		return 0;
 	b->fill = NULL;
 	if (c->len == 0) {
-		rte_mempool_put(b->pool, c);
+		rte_ring_enqueue(b->free, c);
 		return 0;
 	}
 	b->chunks_queued++;
@@ -323,7 +356,7 @@ rsh_boot_write_fd(struct rsh_boot *b, int fd, size_t max)
 			return rc;
 		n = read(fd, dst, RTE_MIN(room, max - done));
 		if (n < 0 && errno == EINTR) {
-			if (__atomic_load_n(&b->cancel, __ATOMIC_RELAXED))
+			if (rsh_boot_cancelled(b))
 				return -ECANCELED;
 			continue;
 		}
@@ -503,7 +536,7 @@ rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats)
 	if (final_stats != NULL)
 		rsh_boot_get_stats(b, final_stats);
 	if (b->fill != NULL)
-		rte_mempool_put(b->pool, b->fill);
+		rte_ring_enqueue(b->free, b->fill);
 	rc = rsh_boot_restore(b, rc);
 	RSH_DEV_LOG(INFO, dev, "push finished: %d", rc);
 	rsh_boot_free(b);

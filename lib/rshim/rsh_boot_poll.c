@@ -50,11 +50,11 @@ rsh_boot_finish(struct rsh_boot *b, uint64_t now, int rc)
 	void *obj;
 
 	if (b->cur != NULL) {
-		rte_mempool_put(b->pool, b->cur);
+		rte_ring_enqueue(b->free, b->cur);
 		b->cur = NULL;
 	}
 	while (rte_ring_dequeue(b->to_poll, &obj) == 0)
-		rte_mempool_put(b->pool, obj);
+		rte_ring_enqueue(b->free, obj);
 	if (rc < 0)
 		__atomic_store_n(&b->status, rc, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->end_tsc, now, __ATOMIC_RELEASE);
@@ -105,7 +105,7 @@ rsh_boot_next_chunk(struct rsh_boot *b, uint64_t now)
 static void
 rsh_boot_chunk_done(struct rsh_boot *b)
 {
-	rte_mempool_put(b->pool, b->cur);
+	rte_ring_enqueue(b->free, b->cur);
 	b->cur = NULL;
 	/* Pairs with the acquire load in rsh_boot_wait_drained(). */
 	__atomic_store_n(&b->chunks_done, b->chunks_done + 1, __ATOMIC_RELEASE);
@@ -306,7 +306,7 @@ rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 
 	if (b == NULL)
 		return 0;
-	if (__atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE))
+	if (rsh_boot_cancelled(b))
 		return rsh_boot_finish(b, now, -ECANCELED);
 	if (b->cur == NULL) {
 		/* Read closing first: every chunk queued before it is visible. */

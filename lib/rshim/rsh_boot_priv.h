@@ -54,6 +54,7 @@ struct rsh_boot {
 	struct rsh_boot_opts opts;
 	struct rte_mempool *pool;
 	struct rte_ring *to_poll;      /* filled chunks, main -> poll (SP/SC) */
+	struct rte_ring *free;         /* empty chunks, back to main (MP/SC) */
 	uint32_t chunk_bytes;
 	struct rsh_boot_chunk *fill;   /* main: chunk being filled */
 	uint64_t chunks_queued;        /* main */
@@ -103,6 +104,19 @@ struct rsh_boot {
 	uint64_t backoff_ns;
 	uint64_t ref_next;             /* reference policy: sleep until */
 };
+
+/*
+ * True when the push was cancelled: rsh_boot_cancel(), or the caller's
+ * flag of rsh_boot_opts (a signal handler sets it), so a Ctrl-C during a
+ * DPU stall is seen by both sides at once.
+ */
+static inline bool
+rsh_boot_cancelled(const struct rsh_boot *b)
+{
+	return __atomic_load_n(&b->cancel, __ATOMIC_ACQUIRE) ||
+	       (b->opts.cancel_flag != NULL &&
+		__atomic_load_n(b->opts.cancel_flag, __ATOMIC_RELAXED));
+}
 
 /* Open sequence and restore, commands (rsh_boot_open.c). */
 int rsh_boot_open_cmd(struct rsh_boot *b);

@@ -150,6 +150,12 @@ rsh_dev_kick(struct rsh_dev *dev)
 		rsh_poller_kick(p);
 }
 
+/*
+ * A NIC-firmware reset starts (poll lcore): drop the half-sent TX message
+ * and the RX parser state; sync words go out when the device is back.
+ */
+void rsh_tmfifo_discard(struct rsh_dev *dev);
+
 /* On close: clear SCRATCHPAD6 bit 63, the host is gone (§2.8, §6.7). */
 void rsh_hk_detach(struct rsh_dev *dev);
 

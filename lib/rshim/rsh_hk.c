@@ -7,8 +7,11 @@
  *
  * The firmware raises INTx after writing its request; backends that have
  * the interrupt (VFIO eventfd, UIO, direct mode's PCI_STATUS poll) report
- * it through irq_poll. SCRATCHPAD6 is also read every 300 ms, which sets
- * bit 63 if it was cleared and catches requests on backends without one.
+ * it through irq_poll, and the handshake then runs from the interrupt
+ * only, as rshim-user-space's rshim_pcie.c does. SCRATCHPAD6 is also read
+ * every 300 ms, which sets bit 63 if it was cleared and, on backends with
+ * no interrupt source, answers the requests. Only reset types 1 (DPU) and
+ * 2 (NIC) are answered; others are left alone (§6.7).
  */
 #include <errno.h>
 
@@ -20,6 +23,8 @@
 #define RSH_HK_IRQ_PERIOD_MS 10u   /* interrupt-source check */
 #define RSH_HK_SP6_PERIOD_MS 300u  /* §6.7: bit 63 re-set every 300 ms */
 #define RSH_HK_RST_MIN_MS 4000u    /* §6.7: at least 4 s of link down */
+#define RSH_HK_TYPE_DPU 1u         /* §6.7 rst_type values answered */
+#define RSH_HK_TYPE_NIC 2u
 
 /* Milliseconds from now, in TSC cycles. */
 static uint64_t
@@ -48,6 +53,8 @@ rsh_hk_start(struct rsh_dev *dev, uint64_t v, uint64_t now)
 				RSH_SP6__RST_DOWNTIME_SHIFT) * 10;
 
 	rsh_hk_reply(dev, v, RSH_SP6_REPLY_START_ACK);
+	/* Nothing of a pre-reset frame may reach the rebooted ARM. */
+	rsh_tmfifo_discard(dev);
 	if (down_ms < RSH_HK_RST_MIN_MS)
 		down_ms = RSH_HK_RST_MIN_MS;
 	dev->hk.blocked_until = rsh_hk_after(now, down_ms);
@@ -57,9 +64,21 @@ rsh_hk_start(struct rsh_dev *dev, uint64_t v, uint64_t now)
 		    down_ms);
 }
 
-/* Read SCRATCHPAD6 and answer what the firmware asks (§6.7). */
+/* True for the reset types the handshake answers (§6.7). */
+static bool
+rsh_hk_type_ok(uint64_t v)
+{
+	unsigned int t = (v & RSH_SP6__RST_TYPE_MASK) >> RSH_SP6__RST_TYPE_SHIFT;
+
+	return t == RSH_HK_TYPE_DPU || t == RSH_HK_TYPE_NIC;
+}
+
+/*
+ * Read SCRATCHPAD6; answer what the firmware asks when answer is set (an
+ * interrupt came, or the backend has none), else only keep bit 63 (§6.7).
+ */
 static unsigned int
-rsh_hk_sp6(struct rsh_dev *dev, uint64_t now)
+rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer)
 {
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
 	unsigned int state, reply;
@@ -68,6 +87,8 @@ rsh_hk_sp6(struct rsh_dev *dev, uint64_t now)
 		return 0; /* gone or in reset: the data paths report it */
 	state = (v & RSH_SP6__RST_STATE_MASK) >> RSH_SP6__RST_STATE_SHIFT;
 	reply = (v & RSH_SP6__RST_REPLY_MASK) >> RSH_SP6__RST_REPLY_SHIFT;
+	if (!answer || !rsh_hk_type_ok(v))
+		state = RSH_SP6_RST_NONE;
 	switch (state) {
 	case RSH_SP6_RST_REQUEST:
 		if (reply == RSH_SP6_REPLY_ACK)
@@ -102,7 +123,7 @@ unsigned int
 rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
 	struct rsh_hk *hk = &dev->hk;
-	bool check = false;
+	bool check = false, answer = false;
 	int irq;
 
 	RTE_SET_USED(sleep_ns);
@@ -119,14 +140,15 @@ rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 		hk->no_irq = irq < 0;
 		if (irq > 0) {
 			__atomic_store_n(&hk->irqs, hk->irqs + 1, __ATOMIC_RELAXED);
-			check = true;
+			check = answer = true;
 		}
 	}
 	if (now >= hk->next_sp6) {
 		hk->next_sp6 = rsh_hk_after(now, RSH_HK_SP6_PERIOD_MS);
 		check = true;
+		answer |= hk->no_irq;
 	}
-	return check ? rsh_hk_sp6(dev, now) : 0;
+	return check ? rsh_hk_sp6(dev, now, answer) : 0;
 }
 
 /* The host driver goes away: clear bit 63 (keep the firmware's fields). */

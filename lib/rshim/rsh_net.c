@@ -6,6 +6,7 @@
  * reader thread per channel, SP/SC rings).
  */
 #include <errno.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -45,6 +46,35 @@ rsh_tmfifo_net_rx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	return (uint16_t)rte_ring_dequeue_burst(t->ch[RSH_TMFIFO_NET].rx,
 						(void **)pkts, n, NULL);
+}
+
+/* The channel's wake-up eventfd, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_rx_fd(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+
+	if (t == NULL || (unsigned int)ch >= RSH_TMFIFO_NCHAN || t->ch[ch].rx == NULL)
+		return -1;
+	return t->ch[ch].efd;
+}
+
+/* Arm the wake-up, see rsh_tmfifo_api.h (pairs with rsh_tmf_wake_users). */
+bool
+rsh_tmfifo_rx_arm(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	uint64_t v;
+
+	if (t == NULL || (unsigned int)ch >= RSH_TMFIFO_NCHAN || t->ch[ch].rx == NULL)
+		return false;
+	/* Clear a stale signal first, so a readable fd means new data. */
+	if (read(t->ch[ch].efd, &v, sizeof(v)) < 0)
+		v = 0;
+	__atomic_store_n(&t->ch[ch].armed, 1, __ATOMIC_SEQ_CST);
+	if (ch == RSH_TMFIFO_CONSOLE && t->con_rd != NULL)
+		return true;
+	return rsh_ring_count(t->ch[ch].rx) > 0;
 }
 
 /* The rings of a channel, see rsh_tmfifo_api.h. */

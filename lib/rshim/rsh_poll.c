@@ -26,6 +26,7 @@
 
 #include "rsh_boot_priv.h"
 #include "rsh_cmd.h"
+#include "rsh_tmfifo_priv.h"
 #include "rsh_log.h"
 
 #define RSH_POLLER_MAX_DEVS 16
@@ -64,6 +65,10 @@ struct rsh_poller {
 	pthread_t ctrl_thread;
 	/* Written by the loop once it runs (release), read by cpu_seconds. */
 	uint32_t thread_set;
+	/* Set by the loop as its last act (release): from then on the
+	 * stopping thread owns everything (also for ThreadSanitizer, which
+	 * cannot see inside rte_eal_wait_lcore). */
+	uint32_t exited;
 	pthread_t thread;
 	/* Loop-private back-off state. */
 	uint64_t idle_since;
@@ -72,6 +77,9 @@ struct rsh_poller {
 	/* 1 while the loop dozes in an idle back-off (futex word): the loop
 	 * sets it, a user that queued data clears it and wakes the loop. */
 	uint32_t dozing;
+	bool has_tmfifo;             /* loop: a device has TM FIFO channels */
+	uint64_t last_pass;          /* loop: TSC of the previous pass */
+	struct rsh_poller_stats st;  /* loop writes (relaxed), any reads */
 };
 
 /* Defaults of the poll policy. */
@@ -81,6 +89,7 @@ rsh_poll_opts_default(struct rsh_poll_opts *o)
 	o->busy_poll = false;
 	o->idle_spin_us = 200;
 	o->max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
+	o->tmfifo_sleep_us = RSH_POLL_TMFIFO_SLEEP_US_DEFAULT;
 }
 
 /* Create a poller. */
@@ -110,6 +119,8 @@ rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
 		rsh_poll_opts_default(&p->opts);
 	if (p->opts.max_sleep_us == 0)
 		p->opts.max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
+	if (p->opts.tmfifo_sleep_us == 0)
+		p->opts.tmfifo_sleep_us = RSH_POLL_TMFIFO_SLEEP_US_DEFAULT;
 	p->lcore = RTE_MAX_LCORE;
 	p->oversleep_ns = RSH_POLL_OVERSLEEP_INIT_NS;
 	*out = p;
@@ -280,17 +291,46 @@ rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	return work;
 }
 
+/* Account the gap since the previous pass (single writer: the loop). */
+static void
+rsh_poller_note_pass(struct rsh_poller *p, uint64_t now)
+{
+	uint64_t gap = p->last_pass != 0 ? rsh_cyc_ns(now - p->last_pass) : 0;
+
+	p->last_pass = now;
+	__atomic_store_n(&p->st.last_pass_tsc, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->st.passes, p->st.passes + 1, __ATOMIC_RELAXED);
+	if (gap > p->st.gap_max_ns)
+		__atomic_store_n(&p->st.gap_max_ns, gap, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->st.gap_sum_ns, p->st.gap_sum_ns + gap, __ATOMIC_RELAXED);
+}
+
 /* One pass: commands, then every device; lowers *sleep_ns. */
 static unsigned int
 rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 {
 	uint64_t now = rte_get_timer_cycles();
 	unsigned int i, work;
+	bool tmf = false;
 
+	rsh_poller_note_pass(p, now);
 	work = rsh_poller_cmds(p, now, sleep_ns);
-	for (i = 0; i < p->n_devs; i++)
+	for (i = 0; i < p->n_devs; i++) {
 		work += rsh_poller_dev(p->devs[i], now, sleep_ns);
+		tmf |= p->devs[i]->tmfifo != NULL;
+	}
+	p->has_tmfifo = tmf;
 	return work;
+}
+
+/* Pass counters of the loop (any thread, relaxed loads). */
+void
+rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st)
+{
+	st->passes = __atomic_load_n(&p->st.passes, __ATOMIC_RELAXED);
+	st->gap_max_ns = __atomic_load_n(&p->st.gap_max_ns, __ATOMIC_RELAXED);
+	st->gap_sum_ns = __atomic_load_n(&p->st.gap_sum_ns, __ATOMIC_RELAXED);
+	st->last_pass_tsc = __atomic_load_n(&p->st.last_pass_tsc, __ATOMIC_RELAXED);
 }
 
 /* Run one pass from the caller's thread (tests drive the engine so). */
@@ -339,10 +379,33 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 }
 
 /*
+ * Anything users queued since the last pass? Commands and TM FIFO TX are
+ * looked at in their rings (no MMIO); a running push takes a full pass.
+ * Returns true when the doze must not sleep.
+ */
+static bool
+rsh_poller_user_work(struct rsh_poller *p)
+{
+	uint64_t hint = UINT64_MAX;
+	unsigned int i;
+
+	if (rsh_ring_count(p->cmds) > 0)
+		return true;
+	for (i = 0; i < p->n_devs; i++) {
+		if (__atomic_load_n(&p->devs[i]->boot, __ATOMIC_ACQUIRE) != NULL)
+			return rsh_poller_pass(p, &hint) > 0 || hint != UINT64_MAX;
+		if (rsh_tmfifo_user_pending(p->devs[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Idle back-off sleep that a user can cut short (rsh_poller_kick). The
- * flag is set, then one more pass looks for work: either that pass sees
- * what a user queued, or the user sees the flag and wakes us (both sides
- * use sequentially consistent operations, pairing with rsh_poller_kick).
+ * flag is set, then the user-side queues are looked at once more: either
+ * that look sees what a user queued, or the user sees the flag and wakes
+ * us (both sides use sequentially consistent operations, pairing with
+ * rsh_poller_kick).
  */
 static void
 rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
@@ -351,10 +414,9 @@ rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
 		.tv_sec = ns / 1000000000ull,
 		.tv_nsec = ns % 1000000000ull,
 	};
-	uint64_t hint = UINT64_MAX;
 
 	__atomic_store_n(&p->dozing, 1, __ATOMIC_SEQ_CST);
-	if (rsh_poller_pass(p, &hint) == 0 && hint == UINT64_MAX)
+	if (!rsh_poller_user_work(p))
 		syscall(SYS_futex, &p->dozing, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
 	else
 		p->backoff_ns = 0;
@@ -372,6 +434,11 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 {
 	uint64_t now = rte_get_timer_cycles();
 	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
+
+	/* The host has no interrupt for data the DPU sends (§4.9): with TM
+	 * FIFO channels this gap bounds DPU-initiated latency. */
+	if (p->has_tmfifo)
+		ceiling = RTE_MIN(ceiling, p->opts.tmfifo_sleep_us * 1000ull);
 
 	if (p->idle_since == 0)
 		p->idle_since = now;
@@ -426,6 +493,8 @@ rsh_poller_loop(void *arg)
 		}
 		rsh_poller_idle(p, hint);
 	}
+	/* Pairs with the acquire load in rsh_poller_stop(). */
+	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -519,6 +588,10 @@ rsh_poller_stop(struct rsh_poller *p)
 		pthread_join(p->ctrl_thread, NULL);
 	else
 		rte_eal_wait_lcore(p->lcore);
+	/* Pairs with the release store at the end of rsh_poller_loop(). */
+	while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
+		rte_pause();
+	__atomic_store_n(&p->exited, 0, __ATOMIC_RELAXED);
 	rsh_poller_drain_cmds(p);
 	p->started = false;
 	p->on_ctrl_thread = false;

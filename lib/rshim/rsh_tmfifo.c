@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -44,18 +46,61 @@ rsh_tmf_stats_copy(uint64_t *dst, const uint64_t *src, size_t size)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 }
 
+/* Signal every channel's eventfd (the device went away). */
+static void
+rsh_tmf_wake_all(struct rsh_tmfifo *t)
+{
+	static const uint64_t one = 1;
+	unsigned int c;
+
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++)
+		if (t->ch[c].efd >= 0 && write(t->ch[c].efd, &one, sizeof(one)) < 0)
+			RSH_TMF_ADD(t->st.wake_errors, 1);
+}
+
+/*
+ * Note one STS value (§1.4). Bad patterns open an "unreachable" window;
+ * a sane value after it means the ARM was reset (resync at the next
+ * pass); all-ones for RSH_TMF_GONE_MS means the device is gone.
+ * Returns 0 when v is usable.
+ */
+static int
+rsh_tmf_sts_check(struct rsh_tmfifo *t, uint64_t v)
+{
+	int rc = rsh_dev_val_err(v);
+	uint64_t now;
+
+	if (rc == 0) {
+		if (t->unreach_since != 0) {
+			t->unreach_since = 0;
+			t->resync = true;
+		}
+		return 0;
+	}
+	RSH_TMF_ADD(t->st.sts_bad, 1);
+	now = rte_get_timer_cycles();
+	if (t->unreach_since == 0)
+		t->unreach_since = now;
+	if (rc == -ENODEV && !t->gone &&
+	    now - t->unreach_since > RSH_TMF_GONE_MS * rte_get_timer_hz() / 1000) {
+		/* Pairs with the acquire load in rsh_tmfifo_status(). */
+		__atomic_store_n(&t->gone, 1, __ATOMIC_RELEASE);
+		RSH_DEV_LOG(ERR, t->dev, "TM FIFO status reads all-ones: device gone");
+		rsh_tmf_wake_all(t);
+	}
+	return rc;
+}
+
 /* HTT credit from one STS read, §4.1/§4.10; -errno on a bad pattern. */
 static int
 rsh_tmf_tx_credit(struct rsh_tmfifo *t, unsigned int *credit)
 {
 	uint64_t v = rsh_dev_rd(t->dev, RSH_TM_HOST_TO_TILE_STS);
 	unsigned int cnt = (unsigned int)(v & RSH_TM_STS__COUNT_MASK);
-	int rc = rsh_dev_val_err(v);
+	int rc = rsh_tmf_sts_check(t, v);
 
-	if (rc != 0) {
-		RSH_TMF_ADD(t->st.sts_bad, 1);
+	if (rc != 0)
 		return rc;
-	}
 	*credit = cnt >= RSH_TMF_CREDIT_MAX ? 0 : RSH_TMF_CREDIT_MAX - cnt;
 	return 0;
 }
@@ -106,6 +151,7 @@ rsh_tmf_tx_stage(struct rsh_tmfifo *t, unsigned int c, struct rte_mbuf *m)
 	t->tx.pos = 0;
 	t->tx.ch = (int)c;
 	t->tx.bytes = len;
+	t->tx.padded = false;
 	rte_pktmbuf_free(m);
 	return true;
 }
@@ -125,6 +171,7 @@ rsh_tmf_tx_next(struct rsh_tmfifo *t)
 		t->tx.pos = 0;
 		t->tx.ch = RSH_TMF_DST_DROP;
 		t->tx.bytes = 0;
+		t->tx.padded = false;
 		return true;
 	}
 	/* Stop after every channel in a row had nothing queued. */
@@ -151,6 +198,8 @@ rsh_tmf_tx_done(struct rsh_tmfifo *t)
 		RSH_TMF_ADD(t->st.tx_ctrl, 1);
 		return;
 	}
+	if (t->tx.padded)
+		return; /* counted as tx_drop_timeout when it was cut */
 	RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_msgs, 1);
 	RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_bytes, t->tx.bytes);
 }
@@ -161,12 +210,37 @@ rsh_tmf_tx_pending(const struct rsh_tmfifo *t)
 {
 	unsigned int c;
 
-	if (t->tx.pos < t->tx.len || !rte_ring_empty(t->ctrl))
+	if (t->tx.pos < t->tx.len || rsh_ring_count(t->ctrl) > 0)
 		return true;
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++)
-		if (t->ch[c].tx != NULL && !rte_ring_empty(t->ch[c].tx))
+		if (t->ch[c].tx != NULL && rsh_ring_count(t->ch[c].tx) > 0)
 			return true;
 	return false;
+}
+
+/*
+ * No credit. A message stuck half-written for 2 s is cut: the rest of it
+ * becomes zero words (written when space returns, so the peer's parser
+ * stays on a message boundary; zero words are no-ops to it) and the
+ * message counts as dropped (hardware-notes §D3.6, the peer's rule).
+ */
+static void
+rsh_tmf_tx_stuck(struct rsh_tmfifo *t, uint64_t now)
+{
+	struct rsh_tmf_tx *tx = &t->tx;
+
+	if (tx->pos == 0 || tx->pos >= tx->len || tx->padded)
+		return;
+	if (tx->stuck_since == 0) {
+		tx->stuck_since = now;
+		return;
+	}
+	if (now - tx->stuck_since < RSH_TMF_TX_STUCK_MS * rte_get_timer_hz() / 1000)
+		return;
+	memset(&tx->msg[tx->pos], 0, (tx->len - tx->pos) * sizeof(uint64_t));
+	tx->padded = true;
+	if (tx->ch != RSH_TMF_DST_DROP)
+		RSH_TMF_ADD(t->ch[tx->ch].st.tx_drop_timeout, 1);
 }
 
 /*
@@ -176,7 +250,7 @@ rsh_tmf_tx_pending(const struct rsh_tmfifo *t)
  * Returns the words written; *blocked when data waits for credit.
  */
 static unsigned int
-rsh_tmf_tx_pass(struct rsh_tmfifo *t, bool *blocked)
+rsh_tmf_tx_pass(struct rsh_tmfifo *t, uint64_t now, bool *blocked)
 {
 	unsigned int credit, n = 0, k;
 
@@ -184,9 +258,11 @@ rsh_tmf_tx_pass(struct rsh_tmfifo *t, bool *blocked)
 		return 0;
 	if (credit == 0) {
 		RSH_TMF_ADD(t->st.tx_full, 1);
+		rsh_tmf_tx_stuck(t, now);
 		*blocked = true;
 		return 0;
 	}
+	t->tx.stuck_since = 0;
 	while (n < credit) {
 		if (t->tx.pos == t->tx.len && !rsh_tmf_tx_next(t))
 			break;
@@ -318,6 +394,7 @@ rsh_tmf_rx_deliver(struct rsh_tmfifo *t, int c, struct rte_mbuf *m)
 		return false;
 	}
 	RSH_TMF_ADD(t->ch[c].st.rx_mbufs, 1);
+	t->ch[c].delivered = true;
 	RSH_TMF_ADD(t->ch[c].st.rx_bytes, rte_pktmbuf_data_len(m));
 	return true;
 }
@@ -390,6 +467,7 @@ rsh_tmf_rx_pass(struct rsh_tmfifo *t, bool *blocked)
 			return 0;
 		}
 		RSH_TMF_ADD(t->ch[rx->hold_ch].st.rx_mbufs, 1);
+		t->ch[rx->hold_ch].delivered = true;
 		RSH_TMF_ADD(t->ch[rx->hold_ch].st.rx_bytes,
 			    rte_pktmbuf_data_len(rx->hold));
 		rx->hold = NULL;
@@ -397,10 +475,8 @@ rsh_tmf_rx_pass(struct rsh_tmfifo *t, bool *blocked)
 	}
 	if (rx->pos == rx->n) {
 		v = rsh_dev_rd(t->dev, RSH_TM_TILE_TO_HOST_STS);
-		if (rsh_dev_val_err(v) != 0) {
-			RSH_TMF_ADD(t->st.sts_bad, 1);
+		if (rsh_tmf_sts_check(t, v) != 0)
 			return cnt;
-		}
 		rx->n = RTE_MIN((unsigned int)(v & RSH_TM_STS__COUNT_MASK),
 				RSH_TM_FIFO_SIZE);
 		rx->pos = 0;
@@ -418,6 +494,29 @@ rsh_tmf_rx_pass(struct rsh_tmfifo *t, bool *blocked)
 	return cnt;
 }
 
+/* Signal the eventfd of every armed channel that got data this pass. */
+static void
+rsh_tmf_wake_users(struct rsh_tmfifo *t)
+{
+	static const uint64_t one = 1;
+	unsigned int c;
+
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
+		struct rsh_tmf_chan *ch = &t->ch[c];
+
+		if (!ch->delivered)
+			continue;
+		ch->delivered = false;
+		/* Pairs with the seq_cst store in rsh_tmfifo_rx_arm(). */
+		if (ch->efd >= 0 && __atomic_load_n(&ch->armed, __ATOMIC_SEQ_CST) &&
+		    __atomic_exchange_n(&ch->armed, 0, __ATOMIC_SEQ_CST)) {
+			if (write(ch->efd, &one, sizeof(one)) < 0)
+				RSH_TMF_ADD(t->st.wake_errors, 1);
+			RSH_TMF_ADD(ch->st.rx_wakeups, 1);
+		}
+	}
+}
+
 /* Drop the RX parser state: a partial message is counted and discarded. */
 static void
 rsh_tmf_rx_discard(struct rsh_tmfifo *t)
@@ -432,16 +531,37 @@ rsh_tmf_rx_discard(struct rsh_tmfifo *t)
 	t->rx.n = t->rx.pos = 0;
 }
 
-/* After a boot push the ARM side was reset: drop partial state, resync. */
+/* Drop the half-sent TX message (counted against its channel). */
 static void
-rsh_tmf_reset(struct rsh_tmfifo *t)
+rsh_tmf_tx_discard(struct rsh_tmfifo *t)
 {
 	if (t->tx.pos < t->tx.len && t->tx.ch != RSH_TMF_DST_DROP)
 		RSH_TMF_ADD(t->ch[t->tx.ch].st.tx_drop_reset, 1);
 	t->tx.pos = t->tx.len = 0;
+}
+
+/* After a boot push the ARM side was reset: drop partial state, resync. */
+static void
+rsh_tmf_reset(struct rsh_tmfifo *t)
+{
+	rsh_tmf_tx_discard(t);
 	rsh_tmf_rx_discard(t);
 	RSH_TMF_ADD(t->st.resets, 1);
 	rsh_tmf_sync_fill(t);
+}
+
+/* The ARM is being reset (§6.7 START): discard, resync when back. */
+void
+rsh_tmfifo_discard(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = dev->tmfifo;
+
+	if (t == NULL)
+		return;
+	rsh_tmf_tx_discard(t);
+	rsh_tmf_rx_discard(t);
+	/* The next full pass resets the counters' view and sends sync words. */
+	t->was_booting = true;
 }
 
 /*
@@ -453,6 +573,7 @@ static unsigned int
 rsh_tmf_poll_booting(struct rsh_tmfifo *t)
 {
 	bool blocked = false;
+	unsigned int work;
 
 	if (!t->was_booting) {
 		/* The ARM resets: a message it was sending never ends. */
@@ -460,7 +581,9 @@ rsh_tmf_poll_booting(struct rsh_tmfifo *t)
 		rsh_tmf_rx_discard(t);
 	}
 	t->booting = true;
-	return rsh_tmf_rx_pass(t, &blocked);
+	work = rsh_tmf_rx_pass(t, &blocked);
+	rsh_tmf_wake_users(t);
+	return work;
 }
 
 /* Poll-lcore hook: one TX pass and one RX pass, see rsh_dev_priv.h. */
@@ -477,12 +600,21 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	if (dev->boot_opening || __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL)
 		return rsh_tmf_poll_booting(t);
 	t->booting = false;
+	if (__atomic_load_n(&t->gone, __ATOMIC_RELAXED))
+		return 0; /* reported to the users; nothing more to do */
 	if (t->was_booting) {
 		t->was_booting = false;
+		t->resync = false;
+		rsh_tmf_reset(t);
+	} else if (t->resync) {
+		/* The ARM was reset under us: no pre-reset byte may reach it. */
+		t->resync = false;
+		RSH_TMF_ADD(t->st.arm_resets, 1);
 		rsh_tmf_reset(t);
 	}
-	work = rsh_tmf_tx_pass(t, &blocked);
+	work = rsh_tmf_tx_pass(t, now, &blocked);
 	work += rsh_tmf_rx_pass(t, &blocked);
+	rsh_tmf_wake_users(t);
 	if (work > 0 || !blocked) {
 		t->blocked_since = 0;
 	} else {
@@ -540,6 +672,8 @@ rsh_tmf_free(struct rsh_tmfifo *t)
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
 		rsh_tmf_ring_free(t->ch[c].tx);
 		rsh_tmf_ring_free(t->ch[c].rx);
+		if (t->ch[c].efd >= 0)
+			close(t->ch[c].efd);
 	}
 	rte_pktmbuf_free(t->rx.m);
 	rte_pktmbuf_free(t->rx.hold);
@@ -591,6 +725,9 @@ rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
 		t->ch[c].rx = rsh_tmf_ring(id, sfx[c][1], o);
 		if (t->ch[c].tx == NULL || t->ch[c].rx == NULL)
 			return -ENOMEM;
+		t->ch[c].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (t->ch[c].efd < 0)
+			return -errno;
 	}
 	return 0;
 }
@@ -671,6 +808,8 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 	}
 	t->dev = dev;
 	t->tx.ch = RSH_TMF_DST_DROP;
+	for (unsigned int c = 0; c < RSH_TMFIFO_NCHAN; c++)
+		t->ch[c].efd = -1;
 	rc = rsh_tmf_create(t, o);
 	if (rc != 0)
 		goto fail_free;
@@ -712,6 +851,22 @@ rsh_tmfifo_detach(struct rsh_dev *dev)
 	rsh_cmd_init(&c, dev, "tmfifo detach", rsh_tmf_detach_step);
 	rsh_cmd_exec(&c);
 	rsh_tmf_free(t);
+}
+
+/* Health of the TM FIFO path, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_status(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+
+	if (t == NULL)
+		return -ENOENT;
+	/* Pairs with the release store in rsh_tmf_sts_check(). */
+	if (!__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE))
+		return 0;
+	rsh_err_set("%s: the TM FIFO reads all-ones: the device is gone (removed, reset or powered off); check lspci and the DPU power",
+		    dev->name);
+	return -ENODEV;
 }
 
 /* True when channels are attached. */

@@ -75,6 +75,9 @@ struct rsh_tmfifo_chan_stats {
 	uint64_t user_nombuf;      /**< user: write found the pool empty */
 	uint64_t rx_drop_boot;     /**< net frame received while a boot push
 				     *   streams (the console is delivered) */
+	uint64_t tx_drop_timeout;  /**< message stuck mid-way for 2 s: its
+				     *   rest was sent as zero words */
+	uint64_t rx_wakeups;       /**< eventfd signals to the user */
 };
 
 /** Device-wide TM FIFO counters. */
@@ -94,6 +97,9 @@ struct rsh_tmfifo_stats {
 	uint64_t rx_drop_unknown_bytes;
 	uint64_t sts_bad;         /**< STS reads returning a bad pattern */
 	uint64_t resets;          /**< state resets after a boot push */
+	uint64_t wake_errors;     /**< eventfd writes that failed */
+	uint64_t arm_resets;      /**< unreachable window then recovery: the
+				    *   ARM was reset; state discarded, resynced */
 };
 
 /** Values reported by the peer in control messages (§4.7). */
@@ -134,6 +140,30 @@ void rsh_tmfifo_detach(struct rsh_dev *dev);
 
 /** True when channels are attached. */
 bool rsh_tmfifo_attached(const struct rsh_dev *dev);
+
+/**
+ * Health of the TM FIFO path: 0, or -ENODEV once its status registers
+ * read all-ones for a second (device removed or powered off; the users'
+ * wake-up descriptors are signalled then). -ENOENT when not attached.
+ * Any thread; sets rsh_last_error() on -ENODEV.
+ */
+int rsh_tmfifo_status(struct rsh_dev *dev);
+
+/**
+ * The channel's wake-up descriptor (an eventfd, non-blocking): readable
+ * once the poll lcore queued data for the user after rsh_tmfifo_rx_arm().
+ * Wait on it with poll/ppoll/epoll beside other descriptors; read(2) it
+ * to clear it. Valid until rsh_tmfifo_detach().
+ * @return the descriptor, or -1 when the channel is not open.
+ */
+int rsh_tmfifo_rx_fd(struct rsh_dev *dev, enum rsh_tmfifo_chan ch);
+
+/**
+ * Before sleeping on rsh_tmfifo_rx_fd(): ask to be woken by the next data
+ * for the channel. The user thread of the channel only.
+ * @return true when data is already queued (do not sleep), else false.
+ */
+bool rsh_tmfifo_rx_arm(struct rsh_dev *dev, enum rsh_tmfifo_chan ch);
 
 /**
  * Queue console bytes for the DPU (copied into mbufs of at most

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_ring.h>
+
 #include "rsh_dev_priv.h"
 #include "rsh_tmfifo_api.h"
 #include "rsh_tmfifo_proto.h"
@@ -29,10 +31,30 @@
 #define RSH_TMF_BLOCKED_SLEEP_NS 20000ull
 /* ... for at most this long, then leave it to the idle back-off. */
 #define RSH_TMF_BLOCKED_FAST_MS 10ull
+/* All-ones STS reads for this long: the device is gone (§1.4). */
+#define RSH_TMF_GONE_MS 1000ull
+/* A message stuck mid-way this long is finished with zero words, the
+ * peer's own Tx-timeout rule (hardware-notes §D3.6). */
+#define RSH_TMF_TX_STUCK_MS 2000ull
 
 _Static_assert(RSH_TMF_MSG_WORDS_MAX <= RSH_TMF_CREDIT_MAX,
 	       "a console chunk fits one empty-FIFO credit");
 _Static_assert(RSH_TMFIFO_CONSOLE_MSG_MAX % 8 == 0, "whole words");
+
+/*
+ * Entries in a ring, read with atomic loads of the two tails: the same
+ * value as rte_ring_count(), whose plain loads of fields another thread
+ * writes atomically are a data race to ThreadSanitizer.
+ */
+static inline unsigned int
+rsh_ring_count(const struct rte_ring *r)
+{
+	uint32_t prod = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
+	uint32_t cons = __atomic_load_n(&r->cons.tail, __ATOMIC_ACQUIRE);
+	uint32_t n = (prod - cons) & r->mask;
+
+	return n > r->capacity ? r->capacity : n;
+}
 
 /* Single-writer counter update (poll lcore or one user thread). */
 #define RSH_TMF_ADD(f, n) \
@@ -43,6 +65,14 @@ struct rsh_tmf_chan {
 	struct rte_ring *tx;   /* user → poll lcore */
 	struct rte_ring *rx;   /* poll lcore → user */
 	struct rsh_tmfifo_chan_stats st;
+	/* Wake-up of the channel's user: an eventfd the poll lcore signals
+	 * after queuing rx data while armed is set. The user sets armed
+	 * (seq_cst) and then looks at the ring once more before it sleeps;
+	 * the poll lcore enqueues, then exchanges armed (seq_cst): one of
+	 * the two sees the other (as rsh_poller_doze/kick). */
+	int efd;               /* -1 when none */
+	uint32_t armed;
+	bool delivered;        /* poll lcore: rx data queued this pass */
 };
 
 /* TX mux state, poll lcore. */
@@ -53,6 +83,8 @@ struct rsh_tmf_tx {
 	int ch;                 /* its channel, RSH_TMF_DST_DROP for control */
 	unsigned int bytes;     /* its payload bytes */
 	unsigned int next_ch;   /* round-robin start at the next boundary */
+	uint64_t stuck_since;   /* TSC: mid-message with no credit; 0 = not */
+	bool padded;            /* the rest of msg[] was replaced by zeros */
 	uint64_t burst[RSH_TM_FIFO_SIZE];
 };
 
@@ -85,6 +117,9 @@ struct rsh_tmfifo {
 	struct rsh_tmf_rx rx;         /* poll lcore */
 	bool was_booting;             /* poll lcore */
 	bool booting;                 /* poll lcore: net RX is dropped */
+	uint64_t unreach_since;       /* poll lcore, TSC: STS reads bad */
+	bool resync;                  /* poll lcore: the ARM came back */
+	uint32_t gone;                /* poll lcore (release): all-ones */
 	uint64_t blocked_since;       /* poll lcore, TSC; 0 = not blocked */
 	struct rsh_tmf_peer peer;
 	struct rsh_tmfifo_stats st;   /* poll lcore (attach: control path) */
@@ -92,5 +127,21 @@ struct rsh_tmfifo {
 	uint32_t con_rd_off;          /* user (console reader) */
 };
 
+/* True when a user queued TX data or control words (no MMIO; any thread). */
+static inline bool
+rsh_tmfifo_user_pending(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	unsigned int c;
+
+	if (t == NULL)
+		return false;
+	if (rsh_ring_count(t->ctrl) > 0)
+		return true;
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++)
+		if (t->ch[c].tx != NULL && rsh_ring_count(t->ch[c].tx) > 0)
+			return true;
+	return false;
+}
 
 #endif /* RSH_TMFIFO_PRIV_H */

@@ -124,7 +124,7 @@ t0=$(date +%s)
 wait $pid
 rc=$?
 [ $(( $(date +%s) - t0 )) -le 10 ] || rc="$rc (cancel took more than 10 s)"
-if [ $rc -eq 130 ] && grep -q "cancelled" "$tmp/err" && grep -q "BOOT_CONTROL restored" "$tmp/err"; then
+if [ $rc -eq 130 ] && grep -q "cancelled" "$tmp/err" && grep -qE "BOOT_CONTROL restored|device was not changed" "$tmp/err"; then
 	pass ctrl-c
 else
 	fail "ctrl-c: exit $rc: $(cat "$tmp/err")"

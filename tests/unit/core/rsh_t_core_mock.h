@@ -22,7 +22,7 @@
 #include "rsh_backend.h"
 #include "rsh_dev_priv.h"
 
-#define RSH_T_LOG 64u
+#define RSH_T_LOG 1024u
 
 /* Behaviour after the reset key is written. */
 enum rsh_t_after_reset {
@@ -127,7 +127,7 @@ rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 		if (off == m->map.off[RSH_RESET_CONTROL] &&
 		    (v & RSH_RESET_CONTROL__KEY_MASK) == RSH_RESET_CONTROL__KEY) {
 			m->reset_tsc = rte_get_timer_cycles();
-			m->resets++;
+			__atomic_store_n(&m->resets, m->resets + 1, __ATOMIC_RELAXED);
 		}
 	}
 	rsh_t_leave(m);

@@ -212,6 +212,32 @@ test_close_after_reset_mid_push(void **state)
 	rsh_t_env_close(&e);
 }
 
+/* The DPU stalls (FIFO full); Ctrl-C (the caller's flag) ends the push at
+ * once, long before the stall timeout, and BOOT_CONTROL goes back to 2. */
+static void
+test_cancel_in_stall(void **state)
+{
+	struct rsh_t_env e;
+	struct rsh_boot *b;
+	pthread_t th;
+	double t0;
+
+	(void)state;
+	rsh_t_env_open(&e, "mock:bf2", 20);
+	e.o.stall_timeout_ms = 60000;
+	*rsh_t_reg(e.m, RSH_BOOT_FIFO_COUNT) = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE;
+	assert_int_equal(rsh_boot_open(e.dev, e.p, &e.o, &b), 0);
+	assert_int_equal(rsh_boot_write(b, "abcdefgh", 8), 0);
+	pthread_create(&th, NULL, rsh_t_cancel_later, (void *)(uintptr_t)200);
+	t0 = rsh_t_now();
+	assert_int_equal(rsh_boot_close(b, NULL), -ECANCELED);
+	assert_true(rsh_t_now() - t0 < 20.0);
+	pthread_join(th, NULL);
+	assert_non_null(strstr(rsh_last_error(), "restored to 2"));
+	assert_int_equal(*rsh_t_reg(e.m, RSH_BOOT_CONTROL), 2);
+	rsh_t_env_close(&e);
+}
+
 struct rsh_t_opener {
 	struct rsh_t_env *e;
 	int rc;
@@ -248,7 +274,7 @@ test_other_device_not_blocked(void **state)
 	assert_int_equal(rsh_poller_add(e.p, other), 0);
 	op.e = &e;
 	pthread_create(&th, NULL, rsh_t_open_main, &op);
-	while (rsh_t_mock_of(e.dev)->resets == 0)
+	while (__atomic_load_n(&rsh_t_mock_of(e.dev)->resets, __ATOMIC_RELAXED) == 0)
 		rsh_t_sleep_ms(1);
 	for (unsigned int i = 0; i < 50; i++) {
 		assert_int_equal(rsh_dev_reg_write(other, RSH_BREADCRUMB1, i), 0);
@@ -273,6 +299,7 @@ main(void)
 		cmocka_unit_test(test_slow_return),
 		cmocka_unit_test(test_gone_after_reset),
 		cmocka_unit_test(test_close_after_reset_mid_push),
+		cmocka_unit_test(test_cancel_in_stall),
 		cmocka_unit_test(test_other_device_not_blocked),
 	};
 

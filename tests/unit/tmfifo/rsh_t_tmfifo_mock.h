@@ -51,6 +51,7 @@ struct rsh_t_be {
 	unsigned int tth_sts_reads, read_calls;
 	unsigned int credit_violations, sts_violations;
 	unsigned int max_burst;
+	uint64_t sts_bad;       /* non-zero: both STS registers read this */
 	/* Every word the ARM side popped from HTT, in order. */
 	uint64_t log[RSH_T_LOG_MAX];
 	unsigned int log_n;
@@ -94,6 +95,12 @@ rsh_t_read64(struct rsh_backend *be, uint32_t off)
 	struct rsh_t_be *m = (struct rsh_t_be *)be;
 
 	be->stats.reads++;
+	if (m->sts_bad != 0 && (off == m->map.off[RSH_TM_HOST_TO_TILE_STS] ||
+				off == m->map.off[RSH_TM_TILE_TO_HOST_STS])) {
+		m->htt_sts_pass += off == m->map.off[RSH_TM_HOST_TO_TILE_STS];
+		m->tth_sts_pass += off == m->map.off[RSH_TM_TILE_TO_HOST_STS];
+		return m->sts_bad;
+	}
 	if (off == m->map.off[RSH_TM_HOST_TO_TILE_STS]) {
 		m->htt_sts_reads++;
 		m->htt_sts_pass++;

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,98 @@ test_rx_console_during_boot(void **state)
 	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
 	assert_int_equal(rsh_t_rx_frames(c, m, 4, 20), 1);
 	rsh_t_check_frame(m[0], 0, 100);
+}
+
+/* True when fd is readable now. */
+static bool
+rsh_t_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/*
+ * The user is woken through the channel's eventfd when data arrives after
+ * it armed; not signalled when it did not arm; arm reports queued data.
+ */
+static void
+test_rx_wakeup_fd(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	struct rsh_tmfifo_chan_stats cs;
+	uint8_t con[16];
+	int fd;
+
+	rsh_t_attach(c, 64, false);
+	fd = rsh_tmfifo_rx_fd(&c->dev, RSH_TMFIFO_CONSOLE);
+	assert_true(fd >= 0);
+	assert_false(rsh_tmfifo_rx_arm(&c->dev, RSH_TMFIFO_CONSOLE));
+	assert_false(rsh_t_readable(fd));
+	rsh_t_arm_send(c, 0x0000000000020003ull, "ok", 2);
+	rsh_t_poll(c);
+	assert_true(rsh_t_readable(fd));
+	/* Data queued: arm says so (and clears the old signal). */
+	assert_true(rsh_tmfifo_rx_arm(&c->dev, RSH_TMFIFO_CONSOLE));
+	assert_false(rsh_t_readable(fd));
+	assert_int_equal(rsh_tmfifo_console_read(&c->dev, con, sizeof(con)), 2);
+	/* Armed once: one signal for two passes with data. */
+	rsh_t_arm_send(c, 0x0000000000010003ull, "a", 1);
+	rsh_t_poll(c);
+	rsh_t_arm_send(c, 0x0000000000010003ull, "b", 1);
+	rsh_t_poll(c);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_CONSOLE, &cs, NULL);
+	assert_int_equal(cs.rx_wakeups, 2);
+	assert_int_equal(rsh_tmfifo_console_read(&c->dev, con, sizeof(con)), 2);
+	assert_int_equal(rsh_tmfifo_rx_fd(&c->dev, RSH_TMFIFO_NET) >= 0, 1);
+}
+
+/*
+ * An unreachable window (ARM reset) then recovery: the half-received
+ * message is discarded and sync words go out; all-ones for a second: the
+ * device is gone, reported once and the user woken.
+ */
+static void
+test_rx_arm_reset_and_gone(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	struct rsh_tmfifo_chan_stats ns;
+	struct rsh_tmfifo_stats st;
+	struct timespec ts = { 1, 200000000 };
+	uint8_t f[100] = { 0 };
+	int fd;
+
+	rsh_t_attach(c, 64, false);
+	/* Half a frame, then the ARM resets. */
+	rsh_t_push(&c->m.tth, rsh_tmf_hdr_encode(1, 100, NULL));
+	rsh_t_push(&c->m.tth, 0x1111);
+	rsh_t_poll(c);
+	c->m.sts_bad = RSH_BAD_ACCESS1;
+	rsh_t_poll(c);
+	rsh_t_poll(c);
+	c->m.sts_bad = 0;
+	rsh_t_poll(c); /* recovery seen */
+	rsh_t_poll(c); /* discard and resync */
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, &st);
+	assert_int_equal(st.arm_resets, 1);
+	assert_int_equal(ns.rx_drop_reset, 1);
+	assert_true(st.tx_sync_words > 0);
+	assert_int_equal(rsh_tmfifo_status(&c->dev), 0);
+	/* A whole frame after the reset is delivered intact. */
+	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_poll(c);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
+	assert_int_equal(ns.rx_mbufs, 1);
+	/* Gone: all-ones for over a second. */
+	fd = rsh_tmfifo_rx_fd(&c->dev, RSH_TMFIFO_NET);
+	c->m.sts_bad = RSH_ALL_ONES;
+	rsh_t_poll(c);
+	assert_int_equal(rsh_tmfifo_status(&c->dev), 0);
+	nanosleep(&ts, NULL);
+	rsh_t_poll(c);
+	assert_int_equal(rsh_tmfifo_status(&c->dev), -ENODEV);
+	assert_non_null(strstr(rsh_last_error(), "gone"));
+	assert_true(rsh_t_readable(fd));
 }
 
 /* Corrupt headers are drained and counted; the stream resynchronises. */
@@ -307,6 +401,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_rx_demux),
 		T(test_rx_console_during_boot),
+		T(test_rx_wakeup_fd),
+		T(test_rx_arm_reset_and_gone),
 		T(test_rx_resync),
 		T(test_rx_backpressure_net),
 		T(test_rx_backpressure_console),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -270,6 +271,46 @@ test_boot_leaves_fifo_alone(void **state)
 	assert_true(c->m.log[253] == rsh_tmf_hdr_encode(1, 64, NULL));
 }
 
+/*
+ * A frame stuck half-written for 2 s (the ARM stopped reading) is
+ * finished with zero words once space returns and counted as dropped;
+ * the next frame starts on a clean boundary (hardware-notes §D3.6).
+ */
+static void
+test_tx_stuck_padding(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	struct rsh_tmfifo_chan_stats ns;
+	struct rte_mbuf *m;
+	unsigned int i, first;
+	struct timespec ts = { 2, 200000000 };
+
+	rsh_t_attach(c, 64, false);
+	for (i = 0; i < 153; i++)
+		rsh_t_push(&c->m.htt, 0); /* 100 words of credit left */
+	m = rsh_t_frame(c, 1, 1500);  /* 1 + 188 words */
+	assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
+	assert_int_equal(rsh_t_poll(c), 100);
+	assert_int_equal(rsh_t_poll(c), 0);
+	nanosleep(&ts, NULL);
+	assert_int_equal(rsh_t_poll(c), 0);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
+	assert_int_equal(ns.tx_drop_timeout, 1);
+	rsh_t_arm_drain(c, 300);
+	first = c->m.log_n;
+	m = rsh_t_frame(c, 2, 64);
+	assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
+	assert_int_equal(rsh_t_poll(c), 89 + 9);
+	rsh_t_arm_drain(c, 300);
+	assert_int_equal(c->m.log_n, first + 89 + 9);
+	for (i = 0; i < 89; i++)
+		assert_true(c->m.log[first + i] == 0);
+	assert_true(c->m.log[first + 89] == rsh_tmf_hdr_encode(1, 64, NULL));
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
+	assert_int_equal(ns.tx_msgs, 1);
+	assert_int_equal(ns.tx_drop_timeout, 1);
+}
+
 /* Idle passes do no TX MMIO: one TTH STS read each, nothing else. */
 static void
 test_idle_mmio(void **state)
@@ -298,6 +339,7 @@ main(void)
 		T(test_tx_ctrl_at_boundary),
 		T(test_tx_drops_counted),
 		T(test_boot_leaves_fifo_alone),
+		T(test_tx_stuck_padding),
 		T(test_idle_mmio),
 	};
 #undef T

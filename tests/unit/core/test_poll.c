@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The poll loop's back-off and wake-up, and the boot engine's credit
+ * arithmetic (hardware-notes §3.3: one BOOT_FIFO_COUNT read gives
+ * 512 - count - 3 words), with the mock backend.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+#include <rte_ring.h>
+
+#include "rsh_boot_priv.h"
+#include "rsh_t_core_mock.h"
+#include "rsh_test_eal.h"
+
+static double
+rsh_t_now(void)
+{
+	return (double)rte_get_timer_cycles() / rte_get_timer_hz();
+}
+
+static void
+rsh_t_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * An idle loop backs off to its ceiling (few passes), and a command wakes
+ * it at once: with a 1 s ceiling, 20 register reads take far less than
+ * the 20 s they would take without the kick.
+ */
+static void
+test_backoff_and_wakeup(void **state)
+{
+	struct rsh_poller_stats s0, s1;
+	struct rsh_poll_opts po;
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	uint64_t v;
+	double t0;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	rsh_poll_opts_default(&po);
+	po.max_sleep_us = 1000000;
+	assert_int_equal(rsh_poller_create(&po, &p), 0);
+	assert_int_equal(rsh_poller_add(p, dev), 0);
+	assert_int_equal(rsh_poller_start(p), 0);
+	rsh_t_sleep_ms(600); /* past the spin, into 100s-of-ms dozes */
+	rsh_poller_get_stats(p, &s0);
+	rsh_t_sleep_ms(1000);
+	rsh_poller_get_stats(p, &s1);
+	/* Timer services (ownership every 100 ms, housekeeping every 300 ms)
+	 * restart the back-off after their work; a spinning loop would still
+	 * make millions of passes a second, a backed-off one a few thousand. */
+	assert_true(s1.passes - s0.passes < 20000);
+	assert_true(s1.gap_max_ns >= 20000000ull);
+	t0 = rsh_t_now();
+	for (unsigned int i = 0; i < 20; i++) {
+		rsh_t_sleep_ms(50); /* let it doze again */
+		assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD1, &v), 0);
+	}
+	assert_true(rsh_t_now() - t0 < 10.0);
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+}
+
+/* A boot job on dev with one chunk of n words, driven by hand. */
+struct rsh_t_job {
+	struct rsh_boot b;
+	struct rsh_boot_chunk *c;
+};
+
+static void
+rsh_t_job_init(struct rsh_t_job *j, struct rsh_dev *dev, unsigned int words)
+{
+	static unsigned int seq;
+	char name[32];
+
+	memset(j, 0, sizeof(*j));
+	j->b.dev = dev;
+	rsh_boot_opts_default(&j->b.opts);
+	j->b.stall_cycles = rte_get_timer_hz() * 100;
+	j->b.credit_max = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE; /* BF2 */
+	snprintf(name, sizeof(name), "rsh_t_tp%u", seq);
+	j->b.to_poll = rte_ring_create(name, 8, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "rsh_t_tf%u", seq++);
+	j->b.free = rte_ring_create(name, 8, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	assert_non_null(j->b.to_poll);
+	assert_non_null(j->b.free);
+	j->c = calloc(1, sizeof(*j->c) + words * 8);
+	j->c->len = words * 8;
+	for (unsigned int i = 0; i < words; i++)
+		j->c->words[i] = 0x1000 + i;
+	assert_int_equal(rte_ring_enqueue(j->b.to_poll, j->c), 0);
+	j->b.start_tsc = j->b.last_progress = rte_get_timer_cycles();
+	__atomic_store_n(&dev->boot, &j->b, __ATOMIC_RELEASE);
+}
+
+static void
+rsh_t_job_free(struct rsh_t_job *j)
+{
+	rte_ring_free(j->b.to_poll);
+	rte_ring_free(j->b.free);
+	free(j->c);
+}
+
+/* One poll of the boot service; returns the words written by it. */
+static unsigned int
+rsh_t_boot_pass(struct rsh_dev *dev, struct rsh_t_mock *m)
+{
+	uint64_t sleep_ns = UINT64_MAX;
+
+	m->wlog_n = 0;
+	rsh_boot_poll(dev, rte_get_timer_cycles(), &sleep_ns);
+	return rsh_t_writes_to(m, RSH_BOOT_FIFO_DATA);
+}
+
+/*
+ * Credit: with count c the burst is 512 - c - 3 words (509 from empty),
+ * never more than the chunk has; a full FIFO writes nothing; the words
+ * go out in order.
+ */
+static void
+test_credit_arithmetic(void **state)
+{
+	static const unsigned int counts[] = { 0, 100, 300, 500, 509, 512 };
+	struct rsh_t_mock *m;
+	struct rsh_dev *dev;
+	struct rsh_t_job j;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	m = rsh_t_mock_of(dev);
+	for (unsigned int i = 0; i < RTE_DIM(counts); i++) {
+		unsigned int max = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE;
+		unsigned int want = counts[i] >= max ? 0 : max - counts[i];
+
+		rsh_t_job_init(&j, dev, 4096);
+		*rsh_t_reg(m, RSH_BOOT_FIFO_COUNT) = counts[i];
+		assert_int_equal(rsh_t_boot_pass(dev, m), want);
+		assert_int_equal(j.b.words_pushed, want);
+		if (want > 0)
+			assert_true(m->wlog_val[want - 1] == 0x1000 + want - 1);
+		__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+		rsh_t_job_free(&j);
+	}
+	/* A short chunk: only what it holds, then the chunk goes back. */
+	rsh_t_job_init(&j, dev, 10);
+	*rsh_t_reg(m, RSH_BOOT_FIFO_COUNT) = 0;
+	assert_int_equal(rsh_t_boot_pass(dev, m), 10);
+	assert_int_equal(rte_ring_count(j.b.free), 1);
+	assert_int_equal(j.b.chunks_done, 1);
+	__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+	rsh_t_job_free(&j);
+	rsh_dev_close(dev);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_credit_arithmetic),
+		cmocka_unit_test(test_backoff_and_wakeup),
+	};
+
+	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
+				      rsh_test_eal_teardown);
+}
