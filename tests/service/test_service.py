@@ -256,6 +256,38 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(s.telemetry("/rshim/list")["/rshim/list"],
                          [BASE, BASE + 1, BASE + 2, BASE + 3])
 
+    def test_restart_after_crash(self):
+        s = self.svc(["bf3"])
+        fd = os.open(s.node(BASE, "console"), os.O_RDONLY | os.O_NOCTTY)
+        os.close(fd)
+        s.proc.kill()
+        s.proc.wait(30)
+        with self.assertRaises(OSError):
+            os.listdir(s.node(BASE))
+        # Same node and lock directories: the stale mount and the lock of a
+        # dead process do not stop the restarted service.
+        s.stop()
+        s2 = Service(["bf3"], BASE, tmp=s.tmp)
+        self.svcs.remove(s)
+        self.svcs.append(s2)
+        self.assertTrue(s2.start(), s2.text())
+        self.assertIn("stale mount", s2.text())
+        self.assertIn("DEV_INFO        BlueField-3", misc_lines(s2, BASE))
+        self.assertEqual(s2.stop(), 0)
+        self.assertEqual(s2.mounts(), [])
+
+    def test_index_in_use_by_another_service(self):
+        s = self.svc(["bf3"])
+        s2 = Service(["bf2"], BASE)
+        s2.args[s2.args.index("--dev-dir") + 1] = s.dev_dir
+        self.svcs.append(s2)
+        s2.start(expect=0)
+        self.assertTrue(wait_for(lambda: "mounted by another process" in s2.text(), 30),
+                        s2.text())
+        self.assertIn("BlueField-3", misc_lines(s, BASE))
+        self.assertEqual(s2.stop(), 0)
+        self.assertIn("BlueField-3", misc_lines(s, BASE))
+
     def test_lock_refuses_second_instance(self):
         s = self.svc(["bf3"])
         s2 = Service(["bf3"], BASE + 5, tmp=None)
