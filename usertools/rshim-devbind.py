@@ -6,7 +6,7 @@ A thin wrapper in the style of DPDK's usertools: it finds the rshim
 functions (vendor 15b3; BF1 c2d2, BF2 c2d3, BF3 c2d4/c2d5; livefish 0211,
 0214, 021c are listed but unsupported), binds them through dpdk-devbind.py
 or through driver_override + bind, and reserves hugepages through
-dpdk-hugepages.py. Facts: reference/rshim-host-interface.md §1.1, §2.2.
+dpdk-hugepages.py. Facts: hardware-notes §1.1, §2.2.
 """
 
 import argparse
@@ -22,16 +22,28 @@ IDS = {0xC2D2: "BlueField-1", 0xC2D3: "BlueField-2", 0xC2D4: "BlueField-3",
 LIVEFISH = {0x0211: "BlueField-1", 0x0214: "BlueField-2",
             0x021C: "BlueField-3"}
 DRIVERS = ("vfio-pci", "uio_pci_generic")
+VERSION = "@VERSION@"
+UDEV_RULES = "90-rshim-pmd.rules"
+MODULES_CONF = "rshim-pmd.conf"
+# At boot: claim the function for DRIVER before (or instead of) any other
+# driver, and re-probe it if one was faster.
+UDEV_RULE = ('ACTION=="add", SUBSYSTEM=="pci", KERNEL=="%(bdf)s", '
+             'ATTR{driver_override}="%(drv)s", RUN+="/bin/sh -c \''
+             'd=/sys/bus/pci/devices/$kernel; [ -e $d/driver ] && '
+             'echo $kernel > $d/driver/unbind; '
+             'echo $kernel > /sys/bus/pci/drivers_probe\'"\n')
 BDF_RE = re.compile(r"^(?:pcie-)?(?:([0-9a-fA-F]{4}):)?([0-9a-fA-F]{2}):"
                     r"([0-9a-fA-F]{2})\.([0-7])$")
 
-EXAMPLES = """examples:
+EXAMPLES = """Examples:
   List rshim functions and their drivers:
         %(prog)s --status
   Bind a BlueField-2 rshim function to vfio-pci (the default backend):
         %(prog)s -b vfio-pci 0000:03:00.2
   Bind to uio_pci_generic (no IOMMU, no noiommu mode):
         %(prog)s -b uio_pci_generic 03:00.2
+  Bind to vfio-pci now and at every boot (driverctl, else a udev rule):
+        %(prog)s -b vfio-pci --persist 0000:03:00.2
   Release a function (e.g. before passing it to a VM):
         %(prog)s -u pcie-0000:03:00.2
   Reserve 512 MiB of 2 MiB hugepages and show what would be done:
@@ -107,20 +119,52 @@ class Sysfs:
         return found
 
 
+def unused_modules(fs, current):
+    """DPDK-compatible drivers loaded and not bound, as dpdk-devbind shows."""
+    loaded = [d for d in DRIVERS if os.path.isdir(
+        os.path.join(fs.root, "bus", "pci", "drivers", d))]
+    return ",".join(d for d in loaded if d != current)
+
+
+def status_line(fs, bdf, gen, ok):
+    """One function in dpdk-devbind.py's --status format."""
+    drv = fs.driver(bdf)
+    dev = (fs.read(bdf, "device") or "0x0000")[2:]
+    line = "%s '%s rshim %s'" % (bdf, gen, dev)
+    if drv:
+        line += " drv=%s" % drv
+    line += " unused=%s" % unused_modules(fs, drv)
+    if not ok:
+        line += " *unsupported: no NIC firmware (livefish)*"
+    return line
+
+
+def status_section(title, lines, out):
+    """A titled, underlined, PCI-ordered block (or <none>)."""
+    print("\n%s\n%s" % (title, "=" * len(title)), file=out)
+    print("\n".join(sorted(lines)) if lines else "<none>", file=out)
+
+
 def status(fs, out):
-    """Print the rshim functions with their drivers."""
+    """Print the rshim functions grouped by driver, like dpdk-devbind.py."""
     funcs = fs.functions()
     if not funcs:
-        print("No BlueField rshim functions found", file=out)
+        msg = "No 'BlueField rshim' devices detected"
+        print("\n%s\n%s" % (msg, "=" * len(msg)), file=out)
         return 0
-    print("BlueField rshim functions", file=out)
-    print("=========================", file=out)
+    groups = {"dpdk": [], "kernel": [], "none": []}
     for bdf, gen, ok in funcs:
-        drv = fs.driver(bdf) or "none"
-        grp = fs.iommu_group(bdf) or "none"
-        note = "" if ok else " (unsupported: no NIC firmware)"
-        print("%s '%s' drv=%s iommu_group=%s%s" % (bdf, gen, drv, grp, note),
-              file=out)
+        drv = fs.driver(bdf)
+        key = "none" if not drv else ("dpdk" if drv in DRIVERS else "kernel")
+        groups[key].append(status_line(fs, bdf, gen, ok))
+    if groups["dpdk"]:
+        status_section("BlueField rshim devices using DPDK-compatible driver",
+                       groups["dpdk"], out)
+    if groups["kernel"]:
+        status_section("BlueField rshim devices using kernel driver",
+                       groups["kernel"], out)
+    if groups["none"]:
+        status_section("Other BlueField rshim devices", groups["none"], out)
     return 0
 
 
@@ -161,7 +205,7 @@ def unbind_one(fs, bdf):
 
 
 def bind_one(fs, bdf, driver):
-    """driver_override + unbind + bind (reference §2.2)."""
+    """driver_override + unbind + bind (hardware-notes §2.2)."""
     drv_dir = os.path.join(fs.root, "bus", "pci", "drivers", driver)
     if not os.path.isdir(drv_dir):
         mod = driver.replace("-", "_")
@@ -176,39 +220,120 @@ def bind_one(fs, bdf, driver):
     fs.write(os.path.join(drv_dir, "bind"), bdf)
 
 
+def use_driverctl(args):
+    """driverctl keeps overrides itself; it only works on the real /sys."""
+    return (not args.no_driverctl and os.path.realpath(args.sysfs_root) ==
+            "/sys" and shutil.which("driverctl") is not None)
+
+
+def write_file(path, text, dry_run, out):
+    """Replace a file's contents (printed instead with --dry-run)."""
+    if dry_run:
+        print("would write %s:\n%s" % (path, text or "(empty)"), file=out)
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def persist_udev(args, bdfs, out):
+    """Keep one udev rule per persistent function (and load its module)."""
+    path = os.path.join(args.udev_dir, UDEV_RULES)
+    try:
+        with open(path) as f:
+            lines = f.readlines()
+    except FileNotFoundError:
+        lines = ["# SPDX-License-Identifier: BSD-3-Clause\n",
+                 "# BlueField rshim functions bound at boot for rshim-pmd "
+                 "(rshim-devbind --persist).\n"]
+    keep = [ln for ln in lines
+            if not any('KERNEL=="%s"' % b in ln for b in bdfs)]
+    if args.bind:
+        keep += [UDEV_RULE % {"bdf": b, "drv": args.bind} for b in bdfs]
+        write_file(os.path.join(args.modules_dir, MODULES_CONF),
+                   args.bind.replace("-", "_") + "\n", args.dry_run, out)
+    write_file(path, "".join(keep), args.dry_run, out)
+    what = ("bound to %s at boot" % args.bind) if args.bind else \
+        "no longer bound at boot"
+    print("%s: %s (%s; udevadm control --reload applies it now)"
+          % (" ".join(bdfs), what, path), file=out)
+
+
+def persist(args, bdfs, out):
+    """Make -b/-u survive a reboot: driverctl, else a udev rule."""
+    if not use_driverctl(args):
+        persist_udev(args, bdfs, out)
+        return 0
+    rc = 0
+    for bdf in bdfs:
+        cmd = (["driverctl", "set-override", bdf, args.bind] if args.bind
+               else ["driverctl", "unset-override", bdf])
+        rc |= run(cmd, args.dry_run, out)
+    return rc
+
+
+class RshHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse help with GNU-style "Usage:" (man pages come from it)."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups,
+                          "Usage: " if prefix is None else prefix)
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         description="List, bind and unbind BlueField rshim functions for "
         "rshim-pmd.", epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-s", "--status", action="store_true",
+        formatter_class=RshHelpFormatter, add_help=False)
+    pos = p.add_argument_group("Arguments")
+    opt = p.add_argument_group("Options")
+    opt.add_argument("-h", "--help", action="help",
+                     help="show this help and exit")
+    opt.add_argument("-s", "--status", action="store_true",
                    help="list rshim functions and their drivers (default)")
-    p.add_argument("-b", "--bind", metavar="DRIVER", choices=DRIVERS,
+    opt.add_argument("-b", "--bind", metavar="DRIVER", choices=DRIVERS,
                    help="bind the devices to DRIVER (vfio-pci or "
                    "uio_pci_generic)")
-    p.add_argument("-u", "--unbind", action="store_true",
+    opt.add_argument("-u", "--unbind", action="store_true",
                    help="unbind the devices from their driver")
-    p.add_argument("--force", action="store_true",
+    opt.add_argument("--force", action="store_true",
                    help="also act on functions that are not rshim IDs")
-    p.add_argument("--hugepages", metavar="SIZE",
+    opt.add_argument("--hugepages", metavar="SIZE",
                    help="reserve SIZE (e.g. 512M, 1G) of hugepages through "
                    "dpdk-hugepages.py")
-    p.add_argument("--pagesize", default="2M",
+    opt.add_argument("--pagesize", default="2M",
                    help="hugepage size for --hugepages (default 2M)")
-    p.add_argument("--dry-run", action="store_true",
+    opt.add_argument("--persist", action="store_true",
+                   help="with -b/-u: also at every boot (driverctl when "
+                   "installed, else a udev rule in --udev-dir)")
+    opt.add_argument("--no-driverctl", action="store_true",
+                   help="with --persist: write the udev rule even when "
+                   "driverctl is installed")
+    opt.add_argument("--udev-dir", default="/etc/udev/rules.d", metavar="DIR",
+                   help="where --persist keeps its udev rule (default "
+                   "/etc/udev/rules.d)")
+    opt.add_argument("--modules-dir", default="/etc/modules-load.d",
+                   metavar="DIR", help="where --persist names the driver's "
+                   "module to load at boot (default /etc/modules-load.d)")
+    opt.add_argument("--dry-run", action="store_true",
                    help="print what would be done; change nothing")
-    p.add_argument("--no-devbind", action="store_true",
+    opt.add_argument("--no-devbind", action="store_true",
                    help="do not use dpdk-devbind.py; write sysfs directly")
-    p.add_argument("--sysfs-root", default="/sys", metavar="DIR",
+    opt.add_argument("--sysfs-root", default="/sys", metavar="DIR",
                    help="directory standing for /sys (tests, containers)")
-    p.add_argument("devices", nargs="*", metavar="DEVICE",
+    pos.add_argument("devices", nargs="*", metavar="DEVICE",
                    help="PCI address: 0000:03:00.2, 03:00.2 or "
                    "pcie-0000:03:00.2")
+    opt.add_argument("-V", "--version", action="version",
+                   version="%(prog)s (rshim-pmd) " + VERSION,
+                     help="show the version and exit")
     args = p.parse_args(argv)
     if args.bind and args.unbind:
         p.error("-b and -u are exclusive")
     if (args.bind or args.unbind) and not args.devices:
         p.error("-b/-u need at least one DEVICE")
+    if args.persist and not (args.bind or args.unbind):
+        p.error("--persist goes with -b or -u")
     return args
 
 
@@ -237,6 +362,8 @@ def main(argv=None, out=sys.stdout):
             bind_one(fs, bdf, args.bind)
         elif args.unbind:
             unbind_one(fs, bdf)
+    if args.persist:
+        rc |= persist(args, bdfs, out)
     if args.status or not (args.bind or args.unbind or args.hugepages):
         rc |= status(fs, out)
     return rc

@@ -4,7 +4,8 @@
  * mlx-mkbfb). Images are streamed to the output in two passes (CRC, then
  * copy), so a 256 MiB image is never held in memory.
  *
- * Format: reference/dpu-side-tmfifo.md §6.3-§6.6 (via lib/bfb/rsh_bfb.h).
+ * Format: hardware-notes §D6.3-§D6.6 (via lib/bfb/rsh_bfb.h); mlx-mkbfb in
+ * rshim-user-space is the public tool it follows.
  */
 #include <endian.h>
 #include <errno.h>
@@ -63,6 +64,7 @@ static const char rsh_mk_help[] =
 "Build a BlueField boot stream (BFB) from images, in the order given, or\n"
 "validate and list one.\n"
 "\n"
+"Options:\n"
 "  -i, --image ID|NAME[-vN]:FILE  add an image whose data is FILE; -vN sets\n"
 "                               its version (0-15, as mlx-mkbfb's NAME-vN)\n"
 "  -r, --random ID|NAME:SIZE[:SEED]\n"
@@ -123,24 +125,11 @@ rsh_mk_fail(const char *fmt, ...)
 	return RSH_MK_EXIT_FAIL;
 }
 
-/* Parse an unsigned number, decimal or 0x hex (never octal); sets *end. */
-static int
-rsh_mk_parse_u64(const char *s, uint64_t *v, char **end)
-{
-	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	*v = strtoull(s, end, hex ? 16 : 10);
-	return errno ? -errno : 0;
-}
-
 /* Parse "ID" or "NAME" (the first n chars of s) into an image id < 64. */
 static int
 rsh_mk_parse_id(const char *s, size_t n, uint8_t *id)
 {
-	char name[64], *end;
+	char name[64];
 	uint64_t v;
 	int r;
 
@@ -148,7 +137,7 @@ rsh_mk_parse_id(const char *s, size_t n, uint8_t *id)
 		return -EINVAL;
 	memcpy(name, s, n);
 	name[n] = '\0';
-	if (rsh_mk_parse_u64(name, &v, &end) == 0 && *end == '\0' && v < 64) {
+	if (rsh_parse_uint(name, 0, 63, &v) == 0) {
 		*id = (uint8_t)v;
 		return 0;
 	}
@@ -356,7 +345,7 @@ rsh_mk_rd_close(struct rsh_mk_rd *rd)
 	rd->fd = -1;
 }
 
-/* Pass 1: length and CRC (data plus zero padding, §6.3) of one image. */
+/* Pass 1: length and CRC (data plus zero padding, §D6.3) of one image. */
 static int
 rsh_mk_image_crc(struct rsh_mk_img *img, uint8_t *buf)
 {
@@ -471,7 +460,7 @@ rsh_mk_emit_all(struct rsh_mk_opts *o, int fd, uint8_t *buf, const char *out)
 	unsigned int i;
 	int rc = 0;
 
-	/* Bit k of image i's bitmap: an image with id k comes later (§6.3). */
+	/* Bit k of image i's bitmap: an image with id k comes later (§D6.3). */
 	for (i = o->n_imgs; i-- > 0;) {
 		following[i] = acc;
 		acc |= 1ull << o->imgs[i].id;

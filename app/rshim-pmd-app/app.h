@@ -50,6 +50,17 @@ enum rsh_app_exit {
 	RSH_EXIT_CANCEL = 130,  /* interrupted (Ctrl-C) */
 };
 
+/* Control options (ctl.c, plugged in through rsh_app_ctl_optset). */
+struct rsh_app_ctl {
+	bool misc;                 /* --misc */
+	const char *misc_set;      /* --misc-set 'KEY VALUE[;KEY VALUE...]' */
+	bool log;                  /* --log */
+	bool clear;                /* --clear (with --log) */
+	bool reset;                /* --reset */
+	const char *reg;           /* --reg NAME|0xADDR[.32|.64][=VALUE] */
+	bool drop;                 /* --drop */
+};
+
 /* Parsed command line. Written by main before the mode runs. */
 struct rsh_app {
 	const char *prog;
@@ -81,6 +92,7 @@ struct rsh_app {
 	unsigned int tap_index;    /* N of tmfifo_net<N> (--net-index) */
 	double linger_s;           /* pipe mode: quiet time after stdin EOF */
 	int tap_fd;                /* opened before EAL starts, -1 none */
+	struct rsh_app_ctl ctl;    /* --misc, --log, --reset, --reg, --drop */
 };
 
 /* Host end of the network channel: a TAP device (net.c). Main lcore. */

@@ -59,6 +59,7 @@ struct rsh_bench_res {
 	double host_cpu_s;      /* poll lcore + feeder (+ reference threads) */
 	double emu_cpu_s;       /* the emulator's own CPU, reported apart */
 	uint64_t reads, writes; /* issued + BF1 drain reads */
+	uint64_t forced_reads;  /* the BF1 drain reads the host did not issue */
 	uint64_t wakeups;
 	uint64_t short_writes;  /* reference: write() calls that returned short */
 	uint64_t full_sleeps;   /* reference: 1 ms sleeps after no progress */

@@ -76,7 +76,8 @@ rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
 		r->time_s = stream_s;
 		r->host_cpu_s = b->cpu_s - a->cpu_s;
 	}
-	r->reads = b->reads - a->reads + b->drain_reads - a->drain_reads;
+	r->forced_reads = b->drain_reads - a->drain_reads;
+	r->reads = b->reads - a->reads + r->forced_reads;
 	r->writes = b->writes - a->writes;
 	r->wakeups = b->nvcsw - a->nvcsw;
 }
@@ -101,8 +102,10 @@ rsh_bench_pattern(void)
 {
 	uint8_t *buf = malloc(RSH_BENCH_PATTERN);
 	static uint8_t img[3][64 * 1024];
-	struct rsh_bfb_wimage w[3] = {
+	struct rsh_bfb_wimage w[5] = { /* bl2, bl31, bl33, kernel, initramfs */
 		{ .id = 1, .data = img[0], .len = sizeof(img[0]) },
+		{ .id = 3, .data = img[1], .len = 4096 },
+		{ .id = 5, .data = img[2], .len = 4096 },
 		{ .id = 62, .data = img[1], .len = sizeof(img[1]) },
 		{ .id = 63, .data = img[2], .len = sizeof(img[2]) - 3 },
 	};
@@ -115,7 +118,7 @@ rsh_bench_pattern(void)
 		memcpy(buf + i, &x, 8);
 	}
 	memcpy(img, buf, sizeof(img));
-	if (rsh_bfb_write(w, 3, buf, RSH_BENCH_PATTERN) < 0) {
+	if (rsh_bfb_write(w, RTE_DIM(w), buf, RSH_BENCH_PATTERN) < 0) {
 		free(buf);
 		return NULL;
 	}

@@ -7,7 +7,7 @@
  *
  *  - one thread, a 1 ms timer tick; network RX and TX run every tick
  *    while there was traffic, every 10th tick when idle (hardware-notes
- *    §4.9, PR #244);
+ *    §4.9, rshim-user-space PR #244);
  *  - a frame the host sends is written at once if it fits (the TAP fd
  *    wakes the loop, §4.8), the rest waits for a later pass; the free
  *    HTT space is read before each burst (256 - count - 3, §4.5);

@@ -95,9 +95,11 @@ struct rsh_app_push {
 	int code;                  /* exit code so far */
 };
 
-/* Stream the inputs through the validator into the boot engine. */
+/* Stream the inputs through the validator into the boot engine; an
+ * input error (-EPROTO) leaves its message in msg. */
 static int
-rsh_app_stream(struct rsh_app *app, struct rsh_app_input *in)
+rsh_app_stream(struct rsh_app *app, struct rsh_app_input *in, char *msg,
+	       size_t len)
 {
 	struct rsh_bfb_result res;
 	int rc;
@@ -108,8 +110,8 @@ rsh_app_stream(struct rsh_app *app, struct rsh_app_input *in)
 	if (in->err == -ECANCELED)
 		return -ECANCELED;
 	if (in->msg[0] != '\0') {
-		rsh_app_err("%s; push stopped after %" PRIu64 " bytes", in->msg,
-			    in->delivered);
+		snprintf(msg, len, "%s; push stopped after %" PRIu64 " bytes",
+			 in->msg, in->delivered);
 		return -EPROTO;
 	}
 	if (rc == -EINVAL && app->force) {
@@ -122,8 +124,8 @@ rsh_app_stream(struct rsh_app *app, struct rsh_app_input *in)
 		return r < 0 ? (in->push_err ? in->push_err : in->err) : 0;
 	}
 	if (rc < 0) {
-		rsh_app_err("%s: %s; push stopped after %" PRIu64 " bytes",
-			    rsh_app_in_name(&in->f[0]), res.msg, in->delivered);
+		snprintf(msg, len, "%s: %s; push stopped after %" PRIu64 " bytes",
+			 rsh_app_in_name(&in->f[0]), res.msg, in->delivered);
 		return -EPROTO;
 	}
 	return 0;
@@ -154,15 +156,12 @@ rsh_app_summary(const char *dev, const struct rsh_boot_stats *st)
 {
 	double sec = (double)st->elapsed_ns / 1e9;
 	double mib = (double)st->bytes_pushed / 1048576.0;
-	char el[32], stall[32];
 
-	rsh_fmt_duration(el, sizeof(el), st->elapsed_ns);
-	rsh_fmt_duration(stall, sizeof(stall), st->stall_ns);
-	printf("%s: pushed %" PRIu64 " bytes in %s (%.3f s): %.1f MiB/s; MMIO per MiB: %.1f reads, %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%s)\n",
-	       dev, st->bytes_pushed, el, sec, sec > 0 ? mib / sec : 0,
+	printf("%s: pushed %" PRIu64 " bytes in %.3f s: %.1f MiB/s; MMIO per MiB: %.1f reads, %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%.1f s)\n",
+	       dev, st->bytes_pushed, sec, sec > 0 ? mib / sec : 0,
 	       mib > 0 ? (double)st->mmio.reads / mib : 0,
 	       mib > 0 ? (double)st->mmio.writes / mib : 0,
-	       st->fifo_full_waits, st->stalls, stall);
+	       st->fifo_full_waits, st->stalls, (double)st->stall_ns / 1e9);
 }
 
 /* Push the inputs on an opened device; fills out. */
@@ -174,6 +173,7 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 	struct rsh_app_progress pr = { .tty = isatty(STDERR_FILENO),
 				       .dev = rsh_dev_name(dev) };
 	struct rsh_boot *b;
+	char msg[512];
 	int rc, rc2;
 
 	pr.total = rsh_app_input_total(in);
@@ -196,7 +196,7 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 	in->b = b;
 	in->progress = rsh_app_progress_cb;
 	in->progress_arg = &pr;
-	rc = rsh_app_stream(app, in);
+	rc = rsh_app_stream(app, in, msg, sizeof(msg));
 	if (rc == 0)
 		rc = rsh_app_drain(&pr, b);
 	if (rc < 0 && rc != in->push_err)
@@ -207,9 +207,14 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 	rc2 = rsh_boot_close(b, &out->st);
 	out->have_st = true;
 	out->dev_failed = rc2 < 0 && rc2 != -ECANCELED;
-	if (rc == -EPROTO)
+	if (rc == -EPROTO) {
+		/* One line: what was wrong with the input, then what the
+		 * device was left in (the library's words). */
+		const char *st = strstr(rsh_last_error(), "BOOT_CONTROL");
+
+		rsh_app_err("%s; %s", msg, st ? st : "BOOT_CONTROL state unknown");
 		out->code = RSH_EXIT_INPUT;
-	else if (rc == 0 || rc == -ECANCELED)
+	} else if (rc == 0 || rc == -ECANCELED)
 		rc = rc2 < 0 ? rc2 : rc;
 	if (rc != 0 && rc != -EPROTO) {
 		rsh_app_err("%s", rsh_last_error()[0] ? rsh_last_error() : strerror(-rc));

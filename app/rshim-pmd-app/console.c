@@ -39,7 +39,7 @@
 #define RSH_APP_ALERT_NS 5000000ull
 #define RSH_APP_ALERT_SLEEP_NS 50000ull
 #define RSH_APP_BUSY_SLEEP_NS 20000ull
-/* Longest idle sleep of the channel loop: the reference idle tick, §4.9. */
+/* Longest idle sleep of the channel loop: NVIDIA's rshim daemon's idle tick, hardware-notes §4.9. */
 #define RSH_APP_IDLE_TICK_NS 10000000ull
 
 /* The saved terminal, for the atexit restore. */

@@ -52,6 +52,7 @@ struct rsh_doc {
 	struct rsh_poller *poller;
 	bool eal_up;
 	bool busy;             /* the open said -EBUSY */
+	char busy_msg[192];    /* and why */
 	int fifo_rc;           /* rsh_tmfifo_attach() result */
 };
 

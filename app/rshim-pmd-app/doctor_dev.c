@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --doctor, the device layers: the rshim answers register reads, nobody
- * else keeps it alive (SCRATCHPAD1 keepalive and LOCK words,
+ * else owns it (the open's ownership check, the SCRATCHPAD1 LOCK word,
  * hardware-notes §6.1-§6.3), the TM FIFO console answers a carriage
  * return, and the DPU answers ARP on the tmfifo network (its tmfifo_net0
  * is 192.168.100.2 by default, hardware-notes §4.8).
@@ -17,7 +17,6 @@
 
 #include "doctor.h"
 
-#define RSH_DOC_KEEPALIVE 0x0000005089836482ull   /* §6.1 */
 #define RSH_DOC_LOCK_HI 0x4B434F4Cu                /* "LOCK" in bytes 4..7 */
 #define RSH_DOC_WAIT_STEP_NS 100000000L
 #define RSH_DOC_FIFO_WAIT_STEPS 50                 /* 5 s */
@@ -77,7 +76,8 @@ rsh_doc_reach(struct rsh_doc *d, int eal_argc, char **eal_argv)
 	rc = rsh_doc_dev_open(d);
 	if (rc == -EBUSY) {
 		d->busy = true;
-		rsh_doc_set(d, RSH_DOC_WARN, NULL, "in use: %s", rsh_last_error());
+		snprintf(d->busy_msg, sizeof(d->busy_msg), "%s", rsh_last_error());
+		rsh_doc_set(d, RSH_DOC_WARN, NULL, "reachable, but in use (see owner)");
 		return;
 	}
 	if (rc == 0)
@@ -118,22 +118,13 @@ rsh_doc_rshim_daemon(void)
 	return pid;
 }
 
-/* True when another driver rewrites the keepalive within 1 s (§6.3). */
-static bool
-rsh_doc_keepalive_live(struct rsh_doc *d)
-{
-	uint64_t v = 0;
-
-	if (rsh_dev_reg_write(d->dev, RSH_SCRATCHPAD1, 0) < 0)
-		return false;
-	for (int i = 0; i < 10 && rsh_doc_nap(); i++)
-		if (rsh_dev_reg_read(d->dev, RSH_SCRATCHPAD1, &v) == 0 &&
-		    v == RSH_DOC_KEEPALIVE)
-			return true;
-	return false;
-}
-
-/* Layer 7: nobody else owns the rshim. */
+/*
+ * Layer 7: nobody else owns the rshim. The library's open runs the
+ * ownership check (a live keepalive of another driver in SCRATCHPAD1 makes
+ * it -EBUSY, hardware-notes §6.3), so the doctor does not clear
+ * SCRATCHPAD1 itself (the keepalive found there now may be this process's
+ * own); it adds the secure-NIC LOCK word and a running rshim daemon.
+ */
 void
 rsh_doc_owner(struct rsh_doc *d)
 {
@@ -142,7 +133,7 @@ rsh_doc_owner(struct rsh_doc *d)
 	uint64_t v = 0;
 
 	if (d->busy) {
-		rsh_doc_set(d, RSH_DOC_FAIL, fix, "the rshim is open elsewhere");
+		rsh_doc_set(d, RSH_DOC_FAIL, fix, "the rshim is owned elsewhere: %s", d->busy_msg);
 		return;
 	}
 	if (rsh_dev_reg_read(d->dev, RSH_SCRATCHPAD1, &v) < 0)
@@ -152,16 +143,11 @@ rsh_doc_owner(struct rsh_doc *d)
 			    "the DPU is in secure NIC mode (SCRATCHPAD1 LOCK): boot and console are refused");
 		return;
 	}
-	if (v == RSH_DOC_KEEPALIVE && rsh_doc_keepalive_live(d)) {
-		rsh_doc_set(d, RSH_DOC_FAIL, fix, "another driver keeps the rshim alive (SCRATCHPAD1 keepalive rewritten within 1 s)%s",
-			    pid ? "; an rshim daemon runs" : "");
-		return;
-	}
 	if (pid != 0)
-		rsh_doc_set(d, RSH_DOC_WARN, "systemctl stop rshim", "no live keepalive, but an rshim daemon runs (pid %ld)", pid);
+		rsh_doc_set(d, RSH_DOC_WARN, "systemctl stop rshim",
+			    "opened, but an rshim daemon runs on this host (pid %ld)", pid);
 	else
-		rsh_doc_set(d, RSH_DOC_OK, NULL, "no other owner (SCRATCHPAD1 %s)",
-			    v == RSH_DOC_KEEPALIVE ? "held a stale keepalive" : "free");
+		rsh_doc_set(d, RSH_DOC_OK, NULL, "no other owner");
 }
 
 /* Layer 8: the TM FIFO console answers a carriage return. */

@@ -4,7 +4,9 @@
  * lcore, no PCI bus scan, hugepages when reserved) merged with what the
  * user gave before "--". A user option replaces the default of its kind
  * and everything else is kept, so one --log-level does not bring back the
- * PCI bus scan of unrelated host NICs.
+ * PCI bus scan of unrelated host NICs. Memory has two kinds: a size of
+ * yours (-m, --socket-mem) keeps our hugepage/no-huge choice, a mode of
+ * yours (--no-huge, --in-memory, --file-prefix...) replaces it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +26,8 @@
 enum rsh_eal_kind {
 	RSH_EAL_OTHER = 0,
 	RSH_EAL_LCORES,   /* -l, -c, --lcores */
-	RSH_EAL_MEMORY,   /* -m, --socket-mem, --no-huge, --in-memory, --file-prefix */
+	RSH_EAL_MEMSIZE,  /* -m, --socket-mem */
+	RSH_EAL_MEMMODE,  /* --no-huge, --in-memory, --file-prefix, --huge-dir, --no-shconf */
 	RSH_EAL_IOVA,     /* --iova-mode */
 	RSH_EAL_PCI,      /* --no-pci, -a, -b, --allow, --block */
 	RSH_EAL_TELEMETRY,
@@ -38,9 +41,10 @@ static const struct {
 } rsh_eal_opts[] = {
 	{ "-l", RSH_EAL_LCORES }, { "-c", RSH_EAL_LCORES },
 	{ "--lcores", RSH_EAL_LCORES }, { "--main-lcore", RSH_EAL_LCORES },
-	{ "-m", RSH_EAL_MEMORY }, { "--socket-mem", RSH_EAL_MEMORY },
-	{ "--no-huge", RSH_EAL_MEMORY }, { "--in-memory", RSH_EAL_MEMORY },
-	{ "--file-prefix", RSH_EAL_MEMORY }, { "--huge-dir", RSH_EAL_MEMORY },
+	{ "-m", RSH_EAL_MEMSIZE }, { "--socket-mem", RSH_EAL_MEMSIZE },
+	{ "--no-huge", RSH_EAL_MEMMODE }, { "--in-memory", RSH_EAL_MEMMODE },
+	{ "--file-prefix", RSH_EAL_MEMMODE }, { "--huge-dir", RSH_EAL_MEMMODE },
+	{ "--no-shconf", RSH_EAL_MEMMODE },
 	{ "--iova-mode", RSH_EAL_IOVA },
 	{ "--no-pci", RSH_EAL_PCI }, { "-a", RSH_EAL_PCI }, { "-b", RSH_EAL_PCI },
 	{ "--allow", RSH_EAL_PCI }, { "--block", RSH_EAL_PCI },
@@ -121,6 +125,8 @@ rsh_app_sysfs_long(const char *root, const char *path)
  * lcore is the first worker) and M another CPU; false when the device has
  * no node or the node has no usable CPU.
  */
+static long rsh_app_numa_node = -1, rsh_app_numa_cpu = -1;
+
 static bool
 rsh_app_numa_lcores(const struct rsh_app *app, char *out, size_t len)
 {
@@ -135,17 +141,20 @@ rsh_app_numa_lcores(const struct rsh_app *app, char *out, size_t len)
 	if (node < 0)
 		return false;
 	snprintf(path, sizeof(path), "/devices/system/node/node%ld/cpulist", node);
-	worker = rsh_app_sysfs_long(NULL, path);
+	worker = rsh_app_sysfs_long(app->open.sysfs_root, path);
 	if (worker < 0 || worker >= ncpu)
 		return false;
 	main_cpu = worker == 0 ? 1 : 0;
 	snprintf(out, len, "--lcores=0@%ld,1@%ld", main_cpu, worker);
+	rsh_app_numa_node = node;
+	rsh_app_numa_cpu = worker;
 	return true;
 }
 
-/* Memory defaults: hugepages when reserved, else ordinary memory. */
+/* Memory defaults: hugepages when reserved, else ordinary memory (256 MB
+ * unless the user gave a size). */
 static int
-rsh_app_eal_memory(const struct rsh_app *app, char **eal, int n)
+rsh_app_eal_memory(const struct rsh_app *app, bool size_given, char **eal, int n)
 {
 	const char *nh = getenv("RSHIM_PMD_NO_HUGE");
 
@@ -157,8 +166,10 @@ rsh_app_eal_memory(const struct rsh_app *app, char **eal, int n)
 		fprintf(stderr, "rshim-pmd-app: no hugepages reserved: using ordinary memory (--no-huge); reserve some with: dpdk-hugepages.py -p 2M -r 256M\n");
 	eal[n++] = "--no-huge";
 	eal[n++] = "--no-shconf";
-	eal[n++] = "-m";
-	eal[n++] = "256";
+	if (!size_given) {
+		eal[n++] = "-m";
+		eal[n++] = "256";
+	}
 	return n;
 }
 
@@ -177,8 +188,8 @@ rsh_app_eal_defaults(const struct rsh_app *app, const bool *given, char **eal,
 			eal[n++] = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0-1" : "0";
 		}
 	}
-	if (!given[RSH_EAL_MEMORY])
-		n = rsh_app_eal_memory(app, eal, n);
+	if (!given[RSH_EAL_MEMMODE])
+		n = rsh_app_eal_memory(app, given[RSH_EAL_MEMSIZE], eal, n);
 	if (!given[RSH_EAL_IOVA])
 		eal[n++] = "--iova-mode=va";
 	/* No DPDK PCI driver claims the rshim function; VFIO is used through
@@ -211,11 +222,24 @@ rsh_app_eal_args(const struct rsh_app *app, int eal_argc, char **eal_argv,
 	return n;
 }
 
+/* Log the arguments EAL was started with (user.rshim.app:debug). */
+static void
+rsh_app_eal_log_args(char **eal, int n)
+{
+	char line[1024];
+	size_t off = 0;
+
+	line[0] = '\0';
+	for (int i = 1; i < n && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %s", eal[i]);
+	RSH_APP_LOG(DEBUG, "EAL arguments:%s", line);
+}
+
 /* Start EAL with the merged arguments. */
 int
 rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv)
 {
-	char *eal[RSH_APP_MAX_EAL_ARGS];
+	char *eal[RSH_APP_MAX_EAL_ARGS], *copy[RSH_APP_MAX_EAL_ARGS];
 	int n, rc;
 
 	if (eal_argc > RSH_APP_MAX_EAL_ARGS - 16) {
@@ -229,6 +253,8 @@ rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv)
 		rte_log_set_level_pattern("pmd.rshim*", RTE_LOG_WARNING);
 		rte_log_set_level_pattern("user.rshim*", RTE_LOG_WARNING);
 	}
+	/* rte_eal_init() permutes its argv: keep our own order for the log. */
+	memcpy(copy, eal, sizeof(eal[0]) * (size_t)(n + 1));
 	rc = rte_eal_init(n, eal);
 	if (rc < 0) {
 		rsh_app_err("DPDK EAL initialisation failed: %s (try RSHIM_PMD_NO_HUGE=1, or give EAL options before --)",
@@ -237,5 +263,9 @@ rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv)
 	}
 	/* EAL logs to stdout by default: keep stdout for the app's output. */
 	rte_openlog_stream(stderr);
+	rsh_app_eal_log_args(copy, n);
+	if (rsh_app_numa_node >= 0)
+		RSH_APP_LOG(INFO, "%s: poll lcore on CPU %ld, on the device's NUMA node %ld",
+			    app->device, rsh_app_numa_cpu, rsh_app_numa_node);
 	return 0;
 }

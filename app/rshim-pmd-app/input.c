@@ -131,8 +131,12 @@ rsh_app_in_wait(int fd)
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 	while (!rsh_app_in_cancelled()) {
-		if (poll(&pfd, 1, RSH_APP_POLL_MS) != 0)
-			return true;   /* readable, hung up, or an error read reports */
+		int r = poll(&pfd, 1, RSH_APP_POLL_MS);
+
+		/* Readable, hung up, or an error the read will report; a
+		 * signal (EINTR) goes round to the cancel check. */
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return true;
 	}
 	return false;
 }

@@ -93,7 +93,7 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 	       ok ? "usable" : d->supported ? "unusable: " : "unsupported: ",
 	       ok ? "" : why);
 	if (!ok)
-		printf("%-20s fix: %s\n", "", fix);
+		printf("%-20s fix: %s\n", d->name, fix);
 }
 
 /* One JSON object per function. */

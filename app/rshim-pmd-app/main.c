@@ -66,13 +66,15 @@ rsh_app_default_device(struct rsh_app *app)
 {
 	static char name[RSH_DEV_NAME_MAX];
 	struct rsh_dev_info info[16];
+	char why[96], fix[128];
 	int n, usable = -1, n_usable = 0;
 
 	if (app->device != NULL)
 		return 0;
 	n = rsh_dev_scan(&app->open, false, info, RTE_DIM(info));
-	for (int i = 0; i < n && i < (int)RTE_DIM(info); i++)
-		if (info[i].supported) {
+	n = n > (int)RTE_DIM(info) ? (int)RTE_DIM(info) : n;
+	for (int i = 0; i < n; i++)
+		if (rsh_app_dev_usable(&info[i], why, sizeof(why), fix, sizeof(fix))) {
 			usable = i;
 			n_usable++;
 		}
@@ -86,13 +88,15 @@ rsh_app_default_device(struct rsh_app *app)
 	}
 	if (n_usable == 0)
 		rsh_app_err("no usable rshim function found%s; give --device (the emulator: --device sim:bf3)",
-			    n > 0 ? " (see the list below)" : "");
+			    n > 0 ? " (see below)" : "");
 	else
 		rsh_app_err("%d usable rshim functions found; pick one with --device", n_usable);
-	for (int i = 0; i < n && i < (int)RTE_DIM(info); i++)
-		fprintf(stderr, "  %s  %s  %s\n", info[i].name,
-			rsh_gen_name(info[i].gen),
-			info[i].supported ? "usable" : info[i].detail);
+	for (int i = 0; i < n; i++) {
+		bool ok = rsh_app_dev_usable(&info[i], why, sizeof(why), fix, sizeof(fix));
+
+		fprintf(stderr, "  %s  %s  %s%s%s\n", info[i].name, rsh_gen_name(info[i].gen),
+			ok ? "usable" : why, ok ? "" : "; fix: ", ok ? "" : fix);
+	}
 	return -1;
 }
 

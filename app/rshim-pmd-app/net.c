@@ -4,7 +4,7 @@
  *
  * tap: a TAP device tmfifo_net<N> (IFF_TAP | IFF_NO_PI, MAC
  * 00:1A:CA:FF:FF:02 + 2·N, MTU 1500, up, optional --ip), as the reference
- * daemon creates it (reference/rshim-host-interface.md §4.8). It is created
+ * daemon creates it (hardware-notes §4.8). It is created
  * through /dev/net/tun before EAL starts (so a missing permission or a
  * name in use fails at once with nothing started) and is not persistent:
  * the kernel removes it when the process exits, however it exits.

@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "rsh_parse.h"
+#include "rsh_sim.h"
 
 #define RSH_APP_MAX_OPTS 96
 
@@ -84,7 +85,8 @@ rsh_app_usage_modes(FILE *f, const char *prog)
 "  --doctor               check every layer between this host and the DPU (PCI\n"
 "                         functions, link, driver, IOMMU/VFIO, hugepages, rshim,\n"
 "                         owner, TM FIFO, tmfifo_net), one line each; the exit\n"
-"                         code is the first failed layer's (see below)\n"
+"                         code is the first failed layer's (see below). Checks\n"
+"                         --device, else the first rshim function found\n"
 "  --push-boot FILE       push a boot stream (BFB, optionally with bf.cfg/rootfs\n"
 "                         appended) through the boot FIFO, then wait for the boot\n"
 "                         to complete. FILE may be a pipe, a FIFO or - (stdin):\n"
@@ -126,7 +128,8 @@ rsh_app_usage_opts(FILE *f)
 "Boot push:\n"
 "  --config FILE          append FILE (bf.cfg) after the boot stream\n"
 "  --rootfs FILE          append FILE (a rootfs) after that, as bfb-install -f\n"
-"  --force                push a file that fails BFB validation anyway\n"
+"  --force                push a file that fails BFB validation anyway; take the\n"
+"                         device over from another rshim driver (OSP_REQ)\n"
 "  --timeout DUR          fail when the DPU reads nothing for DUR (300s)\n"
 "  --reset-delay DUR      wait after the ARM reset; a bare number is ms (default\n"
 "                         per generation: BF3 3.5 s, BF1/BF2 5.5 s; the emulator\n"
@@ -181,7 +184,7 @@ rsh_app_usage_tail(FILE *f, const char *prog)
 "when reserved (else --no-huge, with a notice), --no-pci (VFIO is driven\n"
 "through rte_vfio_* directly) and --no-telemetry. EAL options before \"--\" are\n"
 "merged with these: one you give replaces the default of the same kind\n"
-"(-l/-c/--lcores; -m/--socket-mem/--no-huge/--in-memory/--file-prefix;\n"
+"(-l/-c/--lcores; -m/--socket-mem; --no-huge/--in-memory/--file-prefix;\n"
 "--iova-mode; -a/-b/--no-pci), others are added.\n"
 "RSHIM_PMD_NO_HUGE=1 forces --no-huge.\n"
 "Log types: pmd.rshim, pmd.rshim.boot, pmd.rshim.fifo, pmd.rshim.vfio,\n"
@@ -221,6 +224,8 @@ rsh_app_usage(FILE *f, const char *prog)
 		fputs(x->usage, f);
 	rsh_app_usage_opts(f);
 	rsh_app_usage_tail(f, prog);
+	fputc('\n', f);
+	rsh_sim_help(f); /* the emulator's options, from its option table */
 }
 
 /* Name of the long option whose value is c (for error lines). */
@@ -241,7 +246,7 @@ rsh_app_opt_flag(struct rsh_app *app, int c)
 	case OPT_LIST: app->list = true; break;
 	case OPT_SIM: app->list_sim = true; break;
 	case OPT_DOCTOR: app->doctor = true; break;
-	case OPT_FORCE: app->force = true; break;
+	case OPT_FORCE: app->force = app->open.force_own = true; break;
 	case OPT_SKIP_RESET: app->boot.skip_reset = true; break;
 	case OPT_NO_LOG: app->no_log = true; break;
 	case OPT_BUSY_POLL: app->poll.busy_poll = true; break;
@@ -500,6 +505,12 @@ rsh_app_check_modes(struct rsh_app *app)
 	if ((app->config_file != NULL || app->rootfs_file != NULL) &&
 	    app->push_file == NULL) {
 		rsh_app_err("--%s needs --push-boot FILE", app->config_file ? "config" : "rootfs");
+		return -1;
+	}
+	if (app->console && app->push_file != NULL &&
+	    (strcmp(app->push_file, "-") == 0 || strcmp(app->push_file, "/dev/stdin") == 0)) {
+		rsh_app_err("--push-boot %s and --console both read stdin: push from a file or a FIFO",
+			    app->push_file);
 		return -1;
 	}
 	if (app->list_sim && !app->list) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * /dev/rshimN/misc (text, hardware-notes §5.4/§5.5) and the register
- * ioctls of /dev/rshimN/rshim (§5.3), through the public API only.
+ * ioctls of /dev/rshimN/rshim (§5.3), through the public API plus the
+ * in-tree register table (rsh_regs.h: address decode, field masks), which
+ * is not installed.
  *
  * What the public API cannot do yet is refused with EOPNOTSUPP and one log
  * line: DROP_MODE, FORCE_CMD, SW_RESET, DEBUG_CODE, OPN_STR writes, and
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rsh_regs.h"
 #include "svc.h"
 
 /* Register ioctls (§5.3): v1 12 bytes, v2 13 bytes with a size byte. */

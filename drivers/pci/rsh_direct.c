@@ -5,7 +5,7 @@
  * function is protected with driver_override = "rshim" so vfio-pci or
  * uio_pci_generic cannot grab it behind our back.
  *
- * Facts: reference/rshim-host-interface.md §2.1 step 2 (lockdown), §2.2
+ * Facts: hardware-notes §2.1 step 2 (lockdown), §2.2
  * (enable, driver_override), §2.3 (mmap), §2.8 (clear on teardown).
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The interrupt source of a mapped function, for the core's SCRATCHPAD6
- * reset handshake (reference rshim-host-interface.md §2.7, §6.7): the VFIO
+ * reset handshake (hardware-notes §2.7, §6.7): the VFIO
  * INTx eventfd, the UIO node, or, in direct mode, PCI_STATUS.INTx (§1.8).
  * Every call is non-blocking.
  */

@@ -4,7 +4,7 @@
  * rte_read64/rte_write64, counted in be->stats. Inline so the FIFO burst
  * loops compile to plain loads and stores.
  *
- * Facts: reference/rshim-host-interface.md §1.4 (64-bit, 8-byte aligned,
+ * Facts: hardware-notes §1.4 (64-bit, 8-byte aligned,
  * barriers), §1.9 (BF1 posted-write drain).
  */
 #ifndef RSH_PCI_MMIO_H

@@ -4,7 +4,7 @@
  * (rsh_pci_scan.c), the sysfs helpers (rsh_pci_sysfs.c) and the three
  * mapping modes (rsh_vfio.c, rsh_uio.c, rsh_direct.c).
  *
- * Facts: reference/rshim-host-interface.md §1.1 (IDs), §1.2 (BAR0),
+ * Facts: hardware-notes §1.1 (IDs), §1.2 (BAR0),
  * §1.8 (PCI_COMMAND), §2 (mapping modes).
  */
 #ifndef RSH_PCI_PRIV_H

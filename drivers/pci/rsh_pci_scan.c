@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The "pci" backend driver: device-string match, probe (identity checks,
- * then VFIO -> UIO -> direct as reference/rshim-host-interface.md §2.6),
+ * then VFIO -> UIO -> direct as hardware-notes §2.6),
  * the MMIO ops table, and discovery with libpci.
  *
- * Facts: reference/rshim-host-interface.md §1.1 (IDs), §1.2 (BAR0 sizes),
+ * Facts: hardware-notes §1.1 (IDs), §1.2 (BAR0 sizes),
  * §1.9 (BF1 drain), §2.1 (mode selection), §2.6 (fallback).
  */
 #include <errno.h>
@@ -36,7 +36,7 @@ struct rsh_pci_id {
 static const struct rsh_pci_id rsh_pci_ids[] = {
 	{ 0xC2D2, RSH_GEN_BF1, false },
 	{ 0xC2D3, RSH_GEN_BF2, false },
-	{ 0xC2D4, RSH_GEN_BF3, false }, /* older FW / "BlueField3-Lx" (PR #85) */
+	{ 0xC2D4, RSH_GEN_BF3, false }, /* older FW, hardware-notes §1.1 */
 	{ 0xC2D5, RSH_GEN_BF3, false },
 	{ 0x0211, RSH_GEN_BF1, true },
 	{ 0x0214, RSH_GEN_BF2, true },

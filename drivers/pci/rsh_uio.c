@@ -3,7 +3,7 @@
  * UIO mapping (uio_pci_generic): the BAR is the sysfs resource0 mmap of
  * direct mode; /dev/uioN is kept open as the INTx source.
  *
- * Facts: reference/rshim-host-interface.md §2.4.
+ * Facts: hardware-notes §2.4.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * mmap of BAR0, MEMORY|MASTER in PCI_COMMAND, INTx eventfd. Each step that
  * can fail says what is wrong and what to run.
  *
- * Facts: reference/rshim-host-interface.md §2.1 (VFIO prerequisites),
+ * Facts: hardware-notes §2.1 (VFIO prerequisites),
  * §2.5 (ioctl sequence; teardown with count = 0, step 8), §1.2, §1.8.
  * The EAL must be initialised first (rte_vfio keeps the container table).
  */

@@ -3,11 +3,12 @@
  * The emulated BlueField rshim function: the register file, the backend
  * ops and the "sim" backend driver.
  *
- * Offsets come only from the core's table (rsh_regmap_init); a reverse
- * lookup turns a BAR offset back into a table register to find its side
- * effects. Registers outside the table are plain 64-bit storage (reads of
- * never-written ones return 0). Facts: reference/rshim-host-interface.md
- * §1.3-§1.5, §3, §5.6, §10; dpu-side-tmfifo.md §1, §6, §7, §8.
+ * Offsets come from the emulator's own table (rsh_sim_regs.c, written
+ * from the hardware notes, never from the driver's); a reverse lookup
+ * built from it turns a BAR offset back into a register to find its side
+ * effects, and agrees with rsh_sim_reg_decode(). Registers outside the
+ * table are plain 64-bit storage (reads of never-written ones return 0).
+ * Facts: hardware-notes §1.3-§1.5, §3, §5.6, §10; §D1, §D6, §D7, §D8.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,13 +25,12 @@
 #define RSH_SIM_FABRIC_DIM_BF12 0x22ull
 #define RSH_SIM_FABRIC_DIM_BF3 0x33ull
 /* UPTIME rate: 200 MHz on BF3 (§1.5); BF1/BF2 use the same rate
- * (inferred: the reference gives no rate for them). */
-#define RSH_SIM_UPTIME_HZ RSH_UPTIME_HZ_BF3
+ * (inferred: the hardware notes give no rate for them). */
 /* TM FIFO CTL reset value: MAX_ENTRIES 256, HWM 128, LWM 128
- * (dpu-side-tmfifo.md §1.2). */
+ * (hardware-notes §D1.2). */
 #define RSH_SIM_TM_CTL_RESET \
-	((uint64_t)RSH_TM_FIFO_SIZE << RSH_TM_CTL__MAX_ENTRIES_SHIFT | \
-	 128ull << RSH_TM_CTL__HWM_SHIFT | 128ull)
+	((uint64_t)RSH_SIM_TM_DEPTH << RSH_SIM_TM_CTL_MAX_SHIFT | \
+	 128ull << RSH_SIM_TM_CTL_HWM_SHIFT | 128ull)
 #define RSH_SIM_TM_CTL_RW 0xFFFFull /* LWM and HWM are writable */
 
 static const struct rsh_backend_ops rsh_sim_ops;
@@ -51,22 +51,25 @@ rsh_sim_lut_slot(uint32_t off)
 	return ((off >> 3) * 0x9E3779B1u) >> 26;
 }
 
-/* Build the BAR offset → register lookup from the core's table. */
+/* BAR offsets of every register, then the reverse lookup. */
 static int
-rsh_sim_lut_build(struct rsh_sim *sim)
+rsh_sim_map_init(struct rsh_sim *sim)
 {
 	unsigned int r, s;
 
 	RTE_BUILD_BUG_ON(RSH_SIM_LUT_SLOTS != 64 ||
-			 RSH_REG_COUNT * 2 > RSH_SIM_LUT_SLOTS);
-	for (r = 0; r < RSH_REG_COUNT; r++) {
-		s = rsh_sim_lut_slot(sim->map.off[r]);
+			 RSH_SIM_REG_COUNT * 2 > RSH_SIM_LUT_SLOTS);
+	sim->bar_size = rsh_sim_bar_size(sim->cfg.gen);
+	for (r = 0; r < RSH_SIM_REG_COUNT; r++) {
+		if (rsh_sim_reg_bar_off(sim->cfg.gen, r, &sim->off[r]) < 0)
+			return -EINVAL;
+		s = rsh_sim_lut_slot(sim->off[r]);
 		while (sim->lut[s].reg1 != 0) {
-			if (sim->lut[s].off == sim->map.off[r])
+			if (sim->lut[s].off == sim->off[r])
 				return -EINVAL; /* two registers, one offset */
 			s = (s + 1) % RSH_SIM_LUT_SLOTS;
 		}
-		sim->lut[s].off = sim->map.off[r];
+		sim->lut[s].off = sim->off[r];
 		sim->lut[s].reg1 = (uint8_t)(r + 1);
 	}
 	return 0;
@@ -97,6 +100,9 @@ rsh_sim_gate(struct rsh_sim *sim, uint32_t off, unsigned int n, uint64_t now)
 	}
 	if (sim->gone)
 		return RSH_SIM_GONE;
+	rsh_sim_event_tick(sim, now);
+	if (sim->gone || now < sim->linkdown_until)
+		return RSH_SIM_GONE;
 	if (now < sim->reset_until)
 		return RSH_SIM_RESET;
 	rsh_sim_boot_advance(sim, now);
@@ -109,9 +115,9 @@ rsh_sim_gate_val(struct rsh_sim *sim, enum rsh_sim_gate g, unsigned int n)
 {
 	if (g == RSH_SIM_RESET) {
 		RSH_SIM_ST_ADD(sim, reset_reads, n);
-		return RSH_BAD_ACCESS1;
+		return RSH_SIM_BAD_ACCESS;
 	}
-	return RSH_ALL_ONES;
+	return RSH_SIM_ALL_ONES;
 }
 
 /* TSC cycles into UPTIME cycles. */
@@ -121,24 +127,27 @@ rsh_sim_uptime(const struct rsh_sim *sim, uint64_t cyc)
 	return (uint64_t)((unsigned __int128)cyc * RSH_SIM_UPTIME_HZ / sim->hz);
 }
 
-/* TM FIFO CTL registers to their reset value (§1.2). */
+/* TM FIFO CTL registers to their reset value (§D1.2). */
 static void
 rsh_sim_tm_reset(struct rsh_sim *sim)
 {
 	rsh_sim_fifo_clear(&sim->htt);
 	rsh_sim_fifo_clear(&sim->tth);
-	*rsh_sim_reg(sim, RSH_TM_HOST_TO_TILE_CTL) = RSH_SIM_TM_CTL_RESET;
-	*rsh_sim_reg(sim, RSH_TM_TILE_TO_HOST_CTL) = RSH_SIM_TM_CTL_RESET;
+	*rsh_sim_reg(sim, RSH_SIM_REG_HTT_CTL) = RSH_SIM_TM_CTL_RESET;
+	*rsh_sim_reg(sim, RSH_SIM_REG_TTH_CTL) = RSH_SIM_TM_CTL_RESET;
 }
 
-/* ARM reset by the key (§3.2 step 6, §10 item 3): a window of bad reads,
- * boot FIFO and TM FIFOs cleared, boot ROM restarted. Scratchpads, the
- * semaphore and the scratch log survive: they are rshim registers, not
- * ARM state (emulator choice). */
-static void
-rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
+/* ARM reset by the key (§3.2 step 6, §10 item 3) or on its own (watchdog,
+ * NIC firmware DPU reset): a window of bad reads, boot FIFO and TM FIFOs
+ * cleared, boot ROM restarted. Scratchpads, the semaphore and the scratch
+ * log survive: they are rshim registers, not ARM state (emulator choice). */
+void
+rsh_sim_arm_reset(struct rsh_sim *sim, uint64_t now, bool key)
 {
-	RSH_SIM_ST_ADD(sim, resets, 1);
+	if (key)
+		RSH_SIM_ST_ADD(sim, resets, 1);
+	else
+		RSH_SIM_ST_ADD(sim, arm_resets, 1);
 	sim->reset_tsc = now;
 	sim->reset_until = now + sim->resetwin_cyc;
 	rsh_sim_fifo_clear(&sim->boot);
@@ -146,9 +155,10 @@ rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
 	rsh_sim_boot_restart(sim, sim->reset_until);
 	if (sim->arm != NULL && sim->arm->arm_reset != NULL)
 		sim->arm->arm_reset(sim);
-	RSH_DEV_LOG(DEBUG, &sim->be, "ARM reset, boot mode %u",
-		    (unsigned int)(*rsh_sim_reg(sim, RSH_BOOT_CONTROL) &
-				   RSH_BOOT_CONTROL__MODE_MASK));
+	RSH_DEV_LOG(DEBUG, &sim->be, "ARM reset (%s), boot mode %u",
+		    key ? "reset key" : "on its own",
+		    (unsigned int)(*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) &
+				   RSH_SIM_BOOTMODE_MASK));
 }
 
 /*
@@ -161,18 +171,26 @@ rsh_sim_reset(struct rsh_sim *sim, uint64_t now)
 static void
 rsh_sim_reset_write(struct rsh_sim *sim, uint64_t v, uint64_t now)
 {
-	uint64_t *m = rsh_sim_reg(sim, RSH_RESET_CONTROL);
+	uint64_t *m = rsh_sim_reg(sim, RSH_SIM_REG_RESET_CONTROL);
 
-	if ((v & RSH_RESET_CONTROL__KEY_MASK) != RSH_RESET_CONTROL__KEY) {
+	if ((v & RSH_SIM_RESET_KEY_MASK) != RSH_SIM_RESET_KEY) {
 		*m = v;
 		return;
 	}
-	*m = v & ~RSH_RESET_CONTROL__KEY_MASK;
-	if ((v & RSH_RESET_CONTROL__DISABLE_MASK) != 0) {
-		*m |= RSH_RESET_CONTROL__REQ_PND_MASK;
+	*m = v & ~RSH_SIM_RESET_KEY_MASK;
+	if ((v & RSH_SIM_RESET_DISABLE) != 0) {
+		*m |= RSH_SIM_RESET_REQ_PND;
 		return;
 	}
-	rsh_sim_reset(sim, now);
+	rsh_sim_arm_reset(sim, now, true);
+}
+
+/* Count n words through a TM FIFO data register (tm: triggers). */
+static void
+rsh_sim_tm_count(struct rsh_sim *sim, unsigned int n)
+{
+	sim->tm_bytes += (uint64_t)n * 8;
+	RSH_SIM_ST_SET(sim, tm_bytes, sim->tm_bytes);
 }
 
 /* Let the ARM-side peer run before a TM FIFO access. */
@@ -183,7 +201,7 @@ rsh_sim_arm_poll(struct rsh_sim *sim, uint64_t now)
 		sim->arm->arm_poll(sim, now);
 }
 
-/* TM FIFO register reads (dpu-side-tmfifo.md §1.2). The host cannot pop
+/* TM FIFO register reads (hardware-notes §D1.2). The host cannot pop
  * HOST_TO_TILE: its DATA reads 0 with no state change (inferred). */
 static uint64_t
 rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
@@ -192,16 +210,18 @@ rsh_sim_tm_read(struct rsh_sim *sim, int reg, uint64_t now)
 
 	rsh_sim_arm_poll(sim, now);
 	switch (reg) {
-	case RSH_TM_HOST_TO_TILE_STS:
-		return sim->htt.count & RSH_TM_STS__COUNT_MASK;
-	case RSH_TM_TILE_TO_HOST_STS:
-		return sim->tth.count & RSH_TM_STS__COUNT_MASK;
-	case RSH_TM_TILE_TO_HOST_DATA:
-		if (rsh_sim_fifo_pop(&sim->tth, &v, 1) == 1)
+	case RSH_SIM_REG_HTT_STS:
+		return sim->htt.count & RSH_SIM_TM_COUNT_MASK;
+	case RSH_SIM_REG_TTH_STS:
+		return sim->tth.count & RSH_SIM_TM_COUNT_MASK;
+	case RSH_SIM_REG_TTH_DATA:
+		if (rsh_sim_fifo_pop(&sim->tth, &v, 1) == 1) {
+			rsh_sim_tm_count(sim, 1);
 			return v;
+		}
 		RSH_SIM_ST_ADD(sim, tth_empty_reads, 1);
-		return RSH_ALL_ONES; /* empty: no state change */
-	case RSH_TM_HOST_TO_TILE_DATA:
+		return RSH_SIM_ALL_ONES; /* empty: no state change */
+	case RSH_SIM_REG_HTT_DATA:
 		return 0;
 	default: /* CTL */
 		return *rsh_sim_reg(sim, reg);
@@ -217,12 +237,14 @@ rsh_sim_tm_write(struct rsh_sim *sim, int reg, uint64_t v, uint64_t now)
 
 	rsh_sim_arm_poll(sim, now);
 	switch (reg) {
-	case RSH_TM_HOST_TO_TILE_DATA:
+	case RSH_SIM_REG_HTT_DATA:
 		if (rsh_sim_fifo_push(&sim->htt, &v, 1) == 0)
 			RSH_SIM_ST_ADD(sim, htt_overflows, 1);
+		else
+			rsh_sim_tm_count(sim, 1);
 		return;
-	case RSH_TM_HOST_TO_TILE_CTL:
-	case RSH_TM_TILE_TO_HOST_CTL:
+	case RSH_SIM_REG_HTT_CTL:
+	case RSH_SIM_REG_TTH_CTL:
 		*m = (*m & ~RSH_SIM_TM_CTL_RW) | (v & RSH_SIM_TM_CTL_RW);
 		return;
 	default:
@@ -234,7 +256,7 @@ rsh_sim_tm_write(struct rsh_sim *sim, int reg, uint64_t v, uint64_t now)
 static bool
 rsh_sim_is_tm(int reg)
 {
-	return reg >= RSH_TM_HOST_TO_TILE_DATA && reg <= RSH_TM_TILE_TO_HOST_CTL;
+	return reg >= RSH_SIM_REG_HTT_DATA && reg <= RSH_SIM_REG_TTH_CTL;
 }
 
 /* One read of an open register. */
@@ -247,24 +269,23 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 	if (rsh_sim_is_tm(reg))
 		return rsh_sim_tm_read(sim, reg, now);
 	switch (reg) {
-	case RSH_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§6.1) */
+	case RSH_SIM_REG_BOOT_FIFO_DATA: /* pop; empty: 0, no state change (§D6.1) */
 		rsh_sim_fifo_pop(&sim->boot, &v, 1);
 		return v;
-	case RSH_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
-		return sim->boot.count & RSH_BOOT_FIFO_COUNT__MASK;
-	case RSH_SEMAPHORE0: /* read returns the old value and takes it */
-		v = *m;
-		*m = 1;
-		return v;
-	case RSH_SCRATCH_BUF_CTL:
-		return sim->log_ptr & RSH_SCRATCH_BUF_CTL__IDX_MASK;
-	case RSH_SCRATCH_BUF_DAT: /* auto-increment (§5.6, dpu-side §7) */
+	case RSH_SIM_REG_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
+		return sim->boot.count & RSH_SIM_BOOT_COUNT_MASK;
+	case RSH_SIM_REG_SEMAPHORE0: /* read returns the old value and takes
+				      * it (atomic: shared= processes) */
+		return __atomic_exchange_n(m, 1, __ATOMIC_ACQ_REL);
+	case RSH_SIM_REG_SCRATCH_BUF_CTL:
+		return sim->log_ptr & RSH_SIM_LOG_IDX_MASK;
+	case RSH_SIM_REG_SCRATCH_BUF_DAT: /* auto-increment (§5.6, §D7) */
 		v = sim->log[sim->log_ptr];
-		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		sim->log_ptr = (sim->log_ptr + 1) & RSH_SIM_LOG_IDX_MASK;
 		return v;
-	case RSH_UPTIME:
+	case RSH_SIM_REG_UPTIME:
 		return rsh_sim_uptime(sim, now - sim->reset_tsc);
-	case RSH_UPTIME_POR:
+	case RSH_SIM_REG_UPTIME_POR:
 		return rsh_sim_uptime(sim, now - sim->por_tsc);
 	default:
 		return *m;
@@ -281,32 +302,38 @@ rsh_sim_reg_write(struct rsh_sim *sim, int reg, uint32_t off, uint64_t v,
 	if (rsh_sim_is_tm(reg))
 		return rsh_sim_tm_write(sim, reg, v, now);
 	switch (reg) {
-	case RSH_BOOT_FIFO_DATA:
+	case RSH_SIM_REG_BOOT_FIFO_DATA:
 		return rsh_sim_boot_write(sim, &v, 1, now);
-	case RSH_BOOT_FIFO_COUNT:
-	case RSH_FABRIC_DIM:
-	case RSH_UPTIME:
-	case RSH_UPTIME_POR:
+	case RSH_SIM_REG_BOOT_FIFO_COUNT:
+	case RSH_SIM_REG_FABRIC_DIM:
+	case RSH_SIM_REG_UPTIME:
+	case RSH_SIM_REG_UPTIME_POR:
 		return; /* read-only */
-	case RSH_RESET_CONTROL:
+	case RSH_SIM_REG_RESET_CONTROL:
 		return rsh_sim_reset_write(sim, v, now);
-	case RSH_BOOT_CONTROL:
+	case RSH_SIM_REG_BOOT_CONTROL:
 		*m = v;
 		RSH_SIM_ST_SET(sim, boot_control, v);
 		return;
-	case RSH_SEMAPHORE0: /* write 0 releases */
+	case RSH_SIM_REG_SEMAPHORE0: /* write 0 releases */
 		*m = v != 0;
 		if (v == 0)
 			rsh_sim_log_flush(sim);
 		return;
-	case RSH_SCRATCH_BUF_CTL: /* sets the read/write pointer */
-		sim->log_ptr = v & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+	case RSH_SIM_REG_SCRATCH_BUF_CTL: /* sets the read/write pointer */
+		sim->log_ptr = v & RSH_SIM_LOG_IDX_MASK;
 		return;
-	case RSH_SCRATCH_BUF_DAT:
+	case RSH_SIM_REG_SCRATCH_BUF_DAT:
 		sim->log[sim->log_ptr] = v;
-		sim->log_ptr = (sim->log_ptr + 1) & RSH_SCRATCH_BUF_CTL__IDX_MASK;
+		sim->log_ptr = (sim->log_ptr + 1) & RSH_SIM_LOG_IDX_MASK;
 		return;
-	case RSH_ARM_WDG_CONTROL_WCS:
+	case RSH_SIM_REG_SCRATCHPAD1: /* firmware blocks it when locked */
+		if (sim->ev.locked)
+			RSH_SIM_ST_ADD(sim, sp1_blocked, 1);
+		else
+			*m = v;
+		return;
+	case RSH_SIM_REG_WDOG1_WCS:
 		*m = v;
 		RSH_SIM_ST_ADD(sim, wdog_writes, 1);
 		RSH_SIM_ST_SET(sim, wdog_last, v);
@@ -371,12 +398,13 @@ rsh_sim_do_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 	if (g != RSH_SIM_OPEN)
 		return;
 	reg = rsh_sim_lut_find(sim, off);
-	if (reg == RSH_BOOT_FIFO_DATA) {
+	if (reg == RSH_SIM_REG_BOOT_FIFO_DATA) {
 		rsh_sim_boot_write(sim, w, n, now);
-	} else if (reg == RSH_TM_HOST_TO_TILE_DATA) {
+	} else if (reg == RSH_SIM_REG_HTT_DATA) {
 		rsh_sim_arm_poll(sim, now);
 		k = rsh_sim_fifo_push(&sim->htt, w, n);
 		RSH_SIM_ST_ADD(sim, htt_overflows, n - k);
+		rsh_sim_tm_count(sim, k);
 	} else {
 		for (i = 0; i < n; i++)
 			rsh_sim_reg_write(sim, reg, off, w[i], now);
@@ -403,11 +431,12 @@ rsh_sim_do_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 		return;
 	}
 	reg = rsh_sim_lut_find(sim, off);
-	if (reg == RSH_TM_TILE_TO_HOST_DATA) {
+	if (reg == RSH_SIM_REG_TTH_DATA) {
 		rsh_sim_arm_poll(sim, now);
 		k = rsh_sim_fifo_pop(&sim->tth, w, n);
+		rsh_sim_tm_count(sim, k);
 		for (i = k; i < n; i++)
-			w[i] = RSH_ALL_ONES;
+			w[i] = RSH_SIM_ALL_ONES;
 		RSH_SIM_ST_ADD(sim, tth_empty_reads, n - k);
 		return;
 	}
@@ -466,7 +495,7 @@ rsh_sim_close(struct rsh_backend *be)
 		return;
 	if (sim->arm != NULL && sim->arm->arm_close != NULL)
 		sim->arm->arm_close(sim);
-	free(sim->mem);
+	rsh_sim_mem_detach(sim);
 	free(sim);
 }
 
@@ -481,32 +510,35 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 /*
  * Power-on state: FIFOs empty, reset values, boot mode from bootctl=.
  * BOOT_CONTROL defaults to 1 (eMMC): the host writes 1 on every boot close
- * (rshim-host-interface.md §3.4) and ATF sets it back to eMMC early in
- * boot (dpu-side-tmfifo.md §6.2 step 4), so a running board reads 1
- * (inferred; the reference gives no reset value).
+ * (hardware-notes §3.4) and ATF sets it back to eMMC early in boot
+ * (§D6.2 step 4), so a running board reads 1 (inferred; the hardware
+ * notes give no reset value).
  */
 static void
-rsh_sim_power_on(struct rsh_sim *sim)
+rsh_sim_power_on(struct rsh_sim *sim, bool fresh)
 {
 	uint64_t now = rte_get_timer_cycles();
 	bool bf3 = sim->cfg.gen == RSH_GEN_BF3;
 
 	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,
-		.cap = RSH_SIM_BOOT_DEPTH_MAX,
+		.cap = RSH_SIM_BOOT_DEPTH_BF3,
 		.depth = sim->cfg.boot_depth ? sim->cfg.boot_depth :
-			 bf3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_SIM_BOOT_DEPTH_BF12 };
+			 bf3 ? RSH_SIM_BOOT_DEPTH_BF3 : RSH_SIM_BOOT_DEPTH_BF12 };
 	sim->htt = (struct rsh_sim_fifo){ .w = sim->htt_w,
-		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
+		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
 	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,
-		.cap = RSH_TM_FIFO_SIZE, .depth = RSH_TM_FIFO_SIZE };
+		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
 	sim->hz = rte_get_timer_hz();
 	sim->resetwin_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.resetwin_ns);
 	sim->por_tsc = sim->reset_tsc = sim->reset_until = now;
-	*rsh_sim_reg(sim, RSH_FABRIC_DIM) = bf3 ? RSH_SIM_FABRIC_DIM_BF3 :
-						  RSH_SIM_FABRIC_DIM_BF12;
-	*rsh_sim_reg(sim, RSH_BOOT_CONTROL) = sim->cfg.bootctl;
-	rsh_sim_tm_reset(sim);
+	if (fresh) { /* shared=: only the first process powers it on */
+		*rsh_sim_reg(sim, RSH_SIM_REG_FABRIC_DIM) =
+			bf3 ? RSH_SIM_FABRIC_DIM_BF3 : RSH_SIM_FABRIC_DIM_BF12;
+		*rsh_sim_reg(sim, RSH_SIM_REG_BOOT_CONTROL) = sim->cfg.bootctl;
+		rsh_sim_tm_reset(sim);
+	}
 	rsh_sim_boot_restart(sim, now);
+	rsh_sim_event_power_on(sim, now);
 }
 
 /* Fill the backend part the core reads. */
@@ -520,7 +552,7 @@ rsh_sim_be_init(struct rsh_sim *sim, const char *devstr)
 	snprintf(be->name, sizeof(be->name), "%s", devstr);
 	be->gen = sim->cfg.gen;
 	be->revision = sim->cfg.revision;
-	be->bar_size = sim->map.bar_size;
+	be->bar_size = sim->bar_size;
 	/* ms, rounded up; 0 asks the core for the generation default */
 	be->reset_delay_ms = (uint32_t)((sim->cfg.resetdelay_ns + 999999) /
 					1000000);
@@ -533,6 +565,7 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 {
 	struct rsh_sim_cfg cfg;
 	struct rsh_sim *sim;
+	bool fresh;
 	int rc;
 
 	RTE_SET_USED(opts);
@@ -544,18 +577,15 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 	if (sim == NULL)
 		goto fail;
 	sim->cfg = cfg;
-	rc = rsh_regmap_init(&sim->map, cfg.gen);
+	rc = rsh_sim_map_init(sim);
 	if (rc < 0)
 		goto fail_free;
-	rc = -ENOMEM;
-	sim->mem = calloc(sim->map.bar_size / 8, sizeof(uint64_t));
-	if (sim->mem == NULL)
-		goto fail_free;
-	rc = rsh_sim_lut_build(sim);
-	if (rc < 0)
-		goto fail_mem;
 	rsh_sim_be_init(sim, devstr);
-	rsh_sim_power_on(sim);
+	rc = rsh_sim_mem_attach(sim, &fresh);
+	if (rc < 0)
+		goto fail_free;
+	rsh_sim_power_on(sim, fresh);
+	rsh_sim_mem_ready(sim);
 	rsh_sim_cost_init(sim);
 	rc = rsh_sim_arm_attach(sim);
 	if (rc < 0)
@@ -563,12 +593,13 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 	*out = &sim->be;
 	return 0;
 fail_mem:
-	free(sim->mem);
+	rsh_sim_mem_detach(sim);
 fail_free:
 	free(sim);
 fail:
-	rsh_err_set("%s: cannot create the emulated device: %s", devstr,
-		    strerror(-rc));
+	if (rc != -EINVAL) /* -EINVAL: the line is set already */
+		rsh_err_set("%s: cannot create the emulated device: %s", devstr,
+			    strerror(-rc));
 	return rc;
 }
 
@@ -577,6 +608,17 @@ static int
 rsh_sim_match(const char *devstr)
 {
 	return devstr != NULL && strncmp(devstr, "sim:", 4) == 0;
+}
+
+/* "emulated BlueField-N; options: ..." (cut to the field). */
+static void
+rsh_sim_scan_detail(struct rsh_dev_info *d)
+{
+	char list[sizeof(d->detail)];
+
+	rsh_sim_args_list(list, sizeof(list), true);
+	snprintf(d->detail, sizeof(d->detail), "emulated %s; options: %.150s",
+		 rsh_gen_name(d->gen), list);
 }
 
 /* driver op: list the three emulated generations. */
@@ -597,12 +639,10 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 		snprintf(d->driver, sizeof(d->driver), "sim");
 		d->gen = gens[i];
 		d->revision = 1;
-		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 :
-						       RSH_BAR0_SIZE_BF12;
+		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_SIM_BAR_BF3 :
+						       RSH_SIM_BAR_BF12;
 		d->supported = true;
-		snprintf(d->detail, sizeof(d->detail),
-			 "emulated %s; options: drain=,stall=<dur>@<off>,gone@<off>,resetwin=,resetdelay=,rev=,bootctl=,booted=,peer=,ctrl=,armpoll=,corrupt@,oversize@,armstall=,cost=,rd_ns=,wr_ns=,profile=",
-			 rsh_gen_name(gens[i]));
+		rsh_sim_scan_detail(d);
 	}
 	return (int)RTE_DIM(gens);
 }
@@ -623,6 +663,14 @@ rsh_sim_of(const struct rsh_backend *be)
 	if (be == NULL || be->ops != &rsh_sim_ops)
 		return NULL;
 	return (const struct rsh_sim *)be;
+}
+
+struct rsh_sim *
+rsh_sim_of_mut(struct rsh_backend *be)
+{
+	if (be == NULL || be->ops != &rsh_sim_ops)
+		return NULL;
+	return (struct rsh_sim *)be;
 }
 
 /* The sim device behind a backend, for rsh_sim_cost.c. */
@@ -652,6 +700,12 @@ rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st)
 	RSH_SIM_LD(boot_control); RSH_SIM_LD(log_records);
 	RSH_SIM_LD(log_dropped); RSH_SIM_LD(stalls); RSH_SIM_LD(progress);
 	RSH_SIM_LD(booted); RSH_SIM_LD(stream_error); RSH_SIM_LD(gone);
+	RSH_SIM_LD(arm_resets); RSH_SIM_LD(tm_bytes); RSH_SIM_LD(bmc_keepalives);
+	RSH_SIM_LD(bmc_acks); RSH_SIM_LD(bmc_requests); RSH_SIM_LD(sp1_blocked);
+	RSH_SIM_LD(rst_requests); RSH_SIM_LD(rst_done);
+	RSH_SIM_LD(crash_records); RSH_SIM_LD(bootfifo_bytes);
+	RSH_SIM_LD(upgrades);
+	RSH_SIM_LD(bmc_mode); RSH_SIM_LD(locked);
 	return 0;
 }
 

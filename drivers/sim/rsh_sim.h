@@ -16,13 +16,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct rsh_backend;
 
 /*
  * Boot progress codes the emulator's boot-ROM model writes into
- * SCRATCHPAD3 bits 7:0. Emulator-defined: the reference names the field
- * (rshim-host-interface.md §1.5) but not its values.
+ * SCRATCHPAD3 bits 7:0. Emulator-defined: the hardware notes name the field
+ * (§1.5) but not its values.
  */
 #define RSH_SIM_PROG_POR 0x00     /**< power-on, nothing started */
 #define RSH_SIM_PROG_ROM 0x01     /**< reset with BOOT_CONTROL=0: waiting
@@ -61,7 +62,49 @@ struct rsh_sim_stats {
 	bool booted;             /**< "DPU is ready" since the last reset */
 	bool stream_error;       /**< bad magic / major / CRC seen */
 	bool gone;               /**< gone@ fired: all-ones from now on */
+	/* Events (rsh_sim_event.c). */
+	uint64_t arm_resets;     /**< ARM resets without the key (armreset@,
+				   *   DPU reset, injected) */
+	uint64_t tm_bytes;       /**< bytes through the TM FIFO data regs */
+	uint64_t bmc_keepalives; /**< keepalives the other driver wrote */
+	uint64_t bmc_acks;       /**< OSP_ACK it wrote */
+	uint64_t bmc_requests;   /**< OSP_REQ it wrote */
+	uint64_t sp1_blocked;    /**< host writes to SCRATCHPAD1 while locked */
+	uint64_t rst_requests;   /**< SCRATCHPAD6 reset requests raised */
+	uint64_t rst_done;       /**< resets carried out after START_ACK */
+	uint64_t crash_records;  /**< PANIC/EXCEPTION records written */
+	uint64_t bootfifo_bytes; /**< read by the running DPU's bootfifo reader */
+	uint64_t upgrades;       /**< deferred updates it read completely */
+	uint8_t bmc_mode;        /**< other driver now: 0 none, 1 bmc,
+				   *   2 bmc-old, 3 bmc-request */
+	bool locked;             /**< secure NIC mode */
 };
+
+/** Events a test can make happen (rsh_sim_inject). */
+enum rsh_sim_event {
+	RSH_SIM_EV_ARM_RESET,   /**< the ARM resets (no reset key) */
+	RSH_SIM_EV_GONE,        /**< surprise removal */
+	RSH_SIM_EV_PANIC,       /**< BL31 PANIC record in the scratch log */
+	RSH_SIM_EV_EXCEPTION,   /**< BL31 EXCEPTION (SError) record */
+	RSH_SIM_EV_RST_REQUEST, /**< NIC FW reset request on SCRATCHPAD6;
+				  *   arg = rst_type (1 DPU, 2 NIC) |
+				  *   rst_downtime (10 ms units) << 8 */
+	RSH_SIM_EV_RST_ABORT,   /**< NIC FW aborts the reset */
+	RSH_SIM_EV_OWNER,       /**< other driver: arg 0 none, 1 bmc,
+				  *   2 bmc-old, 3 bmc-request */
+	RSH_SIM_EV_LOCK,        /**< secure NIC mode: arg 1 on, 0 off */
+	RSH_SIM_EV_COUNT,
+};
+
+/**
+ * Make something happen to an emulated device, from any thread. It
+ * takes effect at the device's next register access (the emulator runs
+ * only then), in the thread doing that access.
+ * @return 0, or -EINVAL for a non-sim backend, an unknown event or a bad
+ *         argument.
+ */
+int rsh_sim_inject(struct rsh_backend *be, enum rsh_sim_event ev,
+		   uint32_t arg);
 
 /**
  * Copy the counters of an emulated device.
@@ -89,7 +132,7 @@ int rsh_sim_cost_get(const struct rsh_backend *be, struct rsh_sim_cost_stats *st
 /**
  * Copy the kept trailing bytes (the first RSH_SIM_BOOTFIFO_KEEP bytes
  * consumed after the last image, as Linux's mlxbf-bootctl "bootfifo" file
- * would hand them to the installer, dpu-side-tmfifo.md §6.5) from their
+ * would hand them to the installer, hardware-notes §D6.5) from their
  * start. A reset empties the buffer.
  * @return bytes copied (0 when be is not a sim backend or nothing is kept).
  */
@@ -127,6 +170,12 @@ struct rsh_sim_arm_stats {
 	uint64_t fault_oversize; /**< oversize@ frames sent */
 	uint64_t fault_stalls;   /**< armstall= stalls started */
 	uint64_t peer_syscalls;  /**< TAP/PTY reads and writes issued */
+	uint64_t tx_timeouts;    /**< net frames dropped after 2 s without
+				   *   TILE_TO_HOST space (Linux >= 6.8) */
+	uint64_t tx_pad_words;   /**< zero words written after such a drop */
+	uint64_t rx_uefi_con_bytes; /**< console bytes UEFI kept (1 KiB ring) */
+	uint64_t rx_uefi_con_full;  /**< polls UEFI left console input in
+				      *   HOST_TO_TILE: its ring was full */
 };
 
 /**
@@ -136,6 +185,18 @@ struct rsh_sim_arm_stats {
  */
 int rsh_sim_arm_stats_get(const struct rsh_backend *be,
 			  struct rsh_sim_arm_stats *st);
+
+/**
+ * Print the emulator's device-string options (one line each: syntax,
+ * meaning, default) for --help. Same table as the parser.
+ */
+void rsh_sim_help(FILE *f);
+
+/**
+ * Print the option list as the Markdown table doc/emulator.md carries
+ * between its "sim-options" markers (a test compares the two).
+ */
+void rsh_sim_doc(FILE *f);
 
 /* Start value of the boot-stream hash. */
 #define RSH_SIM_HASH_INIT 0xCBF29CE484222325ull

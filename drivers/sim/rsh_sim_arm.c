@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The emulated DPU's ARM side of the TM FIFO: a model of Linux's
- * mlxbf-tmfifo (reference/dpu-side-tmfifo.md §2-§4, §8;
- * rshim-host-interface.md §4.11) joined to Linux ends (rsh_sim_peer.c): a
+ * mlxbf-tmfifo (hardware-notes §D2-§D4, §D8;
+ * hardware-notes §4.11) joined to Linux ends (rsh_sim_peer.c): a
  * TAP in namespace rshim-sim<N> and a shell on a PTY, or the built-in
  * responder and line echo.
  *
@@ -27,8 +27,6 @@
 #include "rsh_sim_arm_priv.h"
 
 /* Namespace index of the next peer without peer=<N> (per process). */
-static unsigned int rsh_sim_arm_next_index;
-
 /* Linux runs on the ARM: after a completed boot stream, or with booted=1
  * at power-on and after resets that boot from eMMC. */
 static bool
@@ -58,16 +56,13 @@ rsh_sim_arm_peer_open(struct rsh_sim *sim, struct rsh_sim_arm *a)
 	int rc;
 
 	a->peer_tried = true;
-	o.index = sim->cfg.arm.peer_index >= 0 ?
-		  (unsigned int)sim->cfg.arm.peer_index :
-		  __atomic_fetch_add(&rsh_sim_arm_next_index, 1,
-				     __ATOMIC_RELAXED);
+	o.auto_index = sim->cfg.arm.peer_index < 0;
+	o.index = o.auto_index ? 0 : (unsigned int)sim->cfg.arm.peer_index;
 	o.no_netns = sim->cfg.arm.no_peer;
 	rc = rsh_sim_peer_create(&o, &a->peer);
 	if (rc < 0 && !o.no_netns) {
-		RSH_DEV_LOG(WARNING, &sim->be,
-			    "DPU peer rshim-sim%u: %s; using the built-in responder",
-			    o.index, strerror(-rc));
+		RSH_DEV_LOG(WARNING, &sim->be, "DPU peer: %s; using the built-in responder",
+			    rc == -EBUSY ? rsh_last_error() : strerror(-rc));
 		o.no_netns = true;
 		rc = rsh_sim_peer_create(&o, &a->peer);
 	}
@@ -76,10 +71,11 @@ rsh_sim_arm_peer_open(struct rsh_sim *sim, struct rsh_sim_arm *a)
 			    strerror(-rc));
 		a->peer = NULL;
 	}
-	rsh_sim_arm_peer_stats(a, o.index);
+	rsh_sim_arm_peer_stats(a, a->peer != NULL ?
+			       rsh_sim_peer_index(a->peer) : o.index);
 }
 
-/* The ARM's Linux came up: console banner, link up (§8 item 6). */
+/* The ARM's Linux came up: console banner, link up (§D8 item 6). */
 static void
 rsh_sim_arm_start(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 {
@@ -103,6 +99,22 @@ rsh_sim_arm_start(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	RSH_DEV_LOG(DEBUG, &sim->be, "ARM side up");
 }
 
+/* uefi=: after a boot stream UEFI owns the FIFOs for a while; its
+ * console ring is gone when Linux starts. */
+static bool
+rsh_sim_arm_uefi_holds(const struct rsh_sim *sim, struct rsh_sim_arm *a,
+		       uint64_t now)
+{
+	bool uefi = sim->cfg.arm.uefi_ns != 0 && sim->st.booted &&
+		    now - sim->ready_tsc <
+		    rsh_sim_ns_to_cyc(sim, sim->cfg.arm.uefi_ns);
+
+	if (a->in_uefi && !uefi)
+		a->uefi_con_len = 0;
+	a->in_uefi = uefi;
+	return uefi;
+}
+
 /* arm_poll hook: serve HOST_TO_TILE, then TILE_TO_HOST. */
 static void
 rsh_sim_arm_poll_cb(struct rsh_sim *sim, uint64_t now)
@@ -112,6 +124,10 @@ rsh_sim_arm_poll_cb(struct rsh_sim *sim, uint64_t now)
 	if (!a->running) {
 		if (!rsh_sim_arm_is_up(sim))
 			return;
+		if (rsh_sim_arm_uefi_holds(sim, a, now)) {
+			rsh_sim_arm_uefi_run(sim, a);
+			return;
+		}
 		rsh_sim_arm_start(sim, a, now);
 	}
 	if (now < a->stall_until)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of the emulated DPU's ARM side, the model of Linux's
- * mlxbf-tmfifo (reference/dpu-side-tmfifo.md §2-§4, §8 and
- * rshim-host-interface.md §4.11), shared by rsh_sim_arm.c (life cycle,
+ * mlxbf-tmfifo (hardware-notes §D2-§D4, §D8 and
+ * hardware-notes §4.11), shared by rsh_sim_arm.c (life cycle,
  * scheduling, stats), rsh_sim_arm_rx.c (HOST_TO_TILE parser) and
  * rsh_sim_arm_tx.c (TILE_TO_HOST writer).
  *
@@ -20,17 +20,19 @@
 #include "rsh_sim_priv.h"
 #include "rsh_tmfifo_proto.h"
 
-/* mlxbf-tmfifo constants, dpu-side-tmfifo.md §3.6, §3.7. */
-#define RSH_SIM_ARM_NET_RESERVE (RSH_TM_FIFO_SIZE / 16) /* 16 words */
+/* mlxbf-tmfifo constants, hardware-notes §D3.6, §D3.7. */
+#define RSH_SIM_ARM_NET_RESERVE (RSH_SIM_TM_DEPTH / 16) /* 16 words */
 #define RSH_SIM_ARM_CON_RING (32u * 1024u)  /* console Tx staging */
 #define RSH_SIM_ARM_OVERSIZE 1600u          /* oversize@ frame length */
-#define RSH_SIM_ARM_TX_WORDS RSH_TM_FIFO_SIZE     /* >= 201 and 255 */
+#define RSH_SIM_ARM_TX_WORDS RSH_SIM_TM_DEPTH     /* >= 201 and 255 */
 #define RSH_SIM_ARM_NET_WORDS ((RSH_TMF_ARM_NET_MAX + 7u) / 8u)
 #define RSH_SIM_ARM_CON_PEND 4096u          /* Rx console bytes in hand */
 #define RSH_SIM_ARM_CON_CHUNK 4096u         /* one PTY read */
 #define RSH_SIM_ARM_TAP_BUF 2048u           /* one TAP read */
+#define RSH_SIM_ARM_UEFI_RING 1024u         /* UEFI console input, §D3.10 */
+#define RSH_SIM_ARM_TX_TIMEOUT_NS 2000000000ull /* §D3.6, Linux >= 6.8 */
 
-/* Where the HOST_TO_TILE parser is in the word stream (§2.4, §3.4). */
+/* Where the HOST_TO_TILE parser is in the word stream (§D2.4, §D3.4). */
 enum rsh_sim_arm_rx_state {
 	RSH_SIM_ARM_RX_HDR,   /* next word is a header */
 	RSH_SIM_ARM_RX_NET,   /* collecting a frame's words */
@@ -59,6 +61,8 @@ struct rsh_sim_arm_tx {
 	bool rr_con;              /* console goes first at the next boundary */
 	uint64_t ctrl[4];         /* control replies waiting for a boundary */
 	uint32_t ctrl_n;
+	uint64_t stuck_since;     /* TSC a net frame found no space, 0 */
+	uint32_t pad_words;       /* zero words owed after a Tx timeout */
 	uint32_t con_head, con_cnt; /* 32 KiB console ring */
 	uint8_t con[RSH_SIM_ARM_CON_RING];
 };
@@ -74,10 +78,13 @@ struct rsh_sim_arm {
 	bool stall_done;
 	uint64_t tx_seq, rx_seq;    /* data messages since the last start */
 	bool con_dead;              /* the shell closed the PTY */
-	/* UEFI-style values reported on CTRL_REQ (§2.2, §4.7) */
+	/* UEFI-style values reported on CTRL_REQ (§D2.2, §4.7) */
 	uint8_t mac[6];
 	uint16_t vlan[2];
 	uint32_t pxe;
+	bool in_uefi;               /* uefi=: UEFI holds the FIFOs */
+	uint32_t uefi_con_len;      /* bytes in the UEFI console ring */
+	uint8_t uefi_con[RSH_SIM_ARM_UEFI_RING];
 	struct rsh_sim_arm_rx rx;
 	struct rsh_sim_arm_tx tx;
 	struct rsh_sim_arm_stats st;
@@ -95,16 +102,21 @@ struct rsh_sim_arm {
 void rsh_sim_arm_rx_run(struct rsh_sim *sim, struct rsh_sim_arm *a,
 			uint64_t now);
 
+/* ---- rsh_sim_arm_uefi.c ---- */
+
+/* Serve HOST_TO_TILE as UEFI does (whole messages, 1 KiB console ring). */
+void rsh_sim_arm_uefi_run(struct rsh_sim *sim, struct rsh_sim_arm *a);
+
 /* ---- rsh_sim_arm_tx.c ---- */
 
 /* Fill TILE_TO_HOST from the console ring, the TAP and control replies. */
 void rsh_sim_arm_tx_run(struct rsh_sim *sim, struct rsh_sim_arm *a,
 			uint64_t now);
 
-/* Append console output to the 32 KiB ring; all or nothing (§3.7). */
+/* Append console output to the 32 KiB ring; all or nothing (§D3.7). */
 bool rsh_sim_arm_con_put(struct rsh_sim_arm *a, const void *b, uint32_t n);
 
-/* Queue the four UEFI-style replies to a CTRL_REQ (§2.2). */
+/* Queue the four UEFI-style replies to a CTRL_REQ (§D2.2). */
 void rsh_sim_arm_ctrl_reply(struct rsh_sim_arm *a);
 
 #endif /* RSH_SIM_ARM_PRIV_H */

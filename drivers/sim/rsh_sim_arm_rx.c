@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ARM side's HOST_TO_TILE parser, as mlxbf-tmfifo reads its Rx FIFO
- * (reference/dpu-side-tmfifo.md §2.4, §2.5, §3.4, §3.8, §8 item 3):
+ * (hardware-notes §D2.4, §D2.5, §D3.4, §D3.8, §D8 item 3):
  * zero-length headers are skipped, type 1 is a network frame (accepted up
  * to 1518 bytes, larger ones drained and dropped, the post-2023 behaviour),
  * any other type with a length is console input; a message may arrive over
  * many polls. Words are consumed in place from the FIFO (peek + drop), so
  * back-pressure from the peer leaves them in HOST_TO_TILE, where the host
- * sees them as occupancy (rshim-host-interface.md §4.10).
+ * sees them as occupancy (hardware-notes §4.10).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,9 +17,9 @@
 #include "rsh_sim_arm_priv.h"
 
 /*
- * Control messages (len 0, types 0xFB-0xFF, §2.2): upstream Linux drops
+ * Control messages (len 0, types 0xFB-0xFF, §D2.2): upstream Linux drops
  * them unseen; the emulator by default plays UEFI, the presumed responder
- * (inferred, §2.2): a host "set" is recorded, CTRL_REQ gets the four
+ * (inferred, §D2.2): a host "set" is recorded, CTRL_REQ gets the four
  * replies. With ctrl=ignore they are only counted.
  */
 static void
@@ -68,7 +68,7 @@ rsh_sim_arm_rx_counted(struct rsh_sim *sim, struct rsh_sim_arm *a,
 		    a->rx_seq);
 }
 
-/* One header word: pick the state for its payload (§3.4 "start of
+/* One header word: pick the state for its payload (§D3.4 "start of
  * message"). */
 static void
 rsh_sim_arm_rx_hdr(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t h)
@@ -88,7 +88,7 @@ rsh_sim_arm_rx_hdr(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t h)
 	r->rem_bytes = r->len;
 	r->got_words = 0;
 	if (type != RSH_TMF_TYPE_NET) {
-		r->st = RSH_SIM_ARM_RX_CON; /* any non-net type, §3.8 */
+		r->st = RSH_SIM_ARM_RX_CON; /* any non-net type, §D3.8 */
 	} else if (r->len > RSH_TMF_ARM_NET_MAX) {
 		r->st = RSH_SIM_ARM_RX_DRAIN;
 		RSH_SIM_ARM_ADD(a, rx_drop_oversize, 1);

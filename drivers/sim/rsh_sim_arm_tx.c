@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ARM side's TILE_TO_HOST writer, as mlxbf-tmfifo fills its Tx FIFO
- * (reference/dpu-side-tmfifo.md §2.1-§2.4, §3.6, §3.7, §8 item 4): the ARM
+ * (hardware-notes §D2.1-§D2.4, §D3.6, §D3.7, §D8 item 4): the ARM
  * looks only at its own TILE_TO_HOST count; network frames may use
  * 256 - 16 - COUNT words (16 kept for the console) and may be spread over
  * several polls; a console message needs 255 - COUNT >= 2 words and
  * carries at most (avail - 1) * 8 bytes of the 32 KiB console ring.
  * Messages are never interleaved. Headers come from rsh_tmfifo_proto.h
- * (bytes 3-6 zero, byte 7 a correct checksum, §2.3).
+ * (bytes 3-6 zero, byte 7 a correct checksum, §D2.3).
  */
 #include <errno.h>
 
@@ -35,7 +35,7 @@ rsh_sim_arm_con_put(struct rsh_sim_arm *a, const void *b, uint32_t n)
 }
 
 /* Queue the control replies, see rsh_sim_arm_priv.h. PXE_ID goes last:
- * the host takes it as the end of the answer (§2.2). */
+ * the host takes it as the end of the answer (§D2.2). */
 void
 rsh_sim_arm_ctrl_reply(struct rsh_sim_arm *a)
 {
@@ -48,13 +48,13 @@ rsh_sim_arm_ctrl_reply(struct rsh_sim_arm *a)
 	t->ctrl_n = 4;
 }
 
-/* TILE_TO_HOST words the ARM may fill now (§3.6). */
+/* TILE_TO_HOST words the ARM may fill now (§D3.6). */
 static unsigned int
 rsh_sim_arm_tx_avail(const struct rsh_sim *sim, bool net)
 {
 	unsigned int c = rsh_sim_tth_count(sim);
-	unsigned int lim = net ? RSH_TM_FIFO_SIZE - RSH_SIM_ARM_NET_RESERVE :
-				 RSH_TM_FIFO_SIZE - 1;
+	unsigned int lim = net ? RSH_SIM_TM_DEPTH - RSH_SIM_ARM_NET_RESERVE :
+				 RSH_SIM_TM_DEPTH - 1;
 
 	return c >= lim ? 0 : lim - c;
 }
@@ -68,6 +68,8 @@ rsh_sim_arm_tx_push(struct rsh_sim *sim, struct rsh_sim_arm *a)
 				 rsh_sim_arm_tx_avail(sim, t->msg_net));
 
 	t->msg_off += rsh_sim_tth_push(sim, t->msg + t->msg_off, k);
+	if (k > 0)
+		t->stuck_since = 0;
 	if (t->msg_off < t->msg_n)
 		return false;
 	t->msg_n = t->msg_off = 0;
@@ -156,13 +158,13 @@ rsh_sim_arm_tx_net(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	return true;
 }
 
-/* Next console message: as much of the ring as fits (§3.7). */
+/* Next console message: as much of the ring as fits (§D3.7). */
 static bool
 rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 {
 	struct rsh_sim_arm_tx *t = &a->tx;
 	unsigned int avail = rsh_sim_arm_tx_avail(sim, false);
-	uint8_t b[(RSH_TM_FIFO_SIZE - 2) * 8];
+	uint8_t b[(RSH_SIM_TM_DEPTH - 2) * 8];
 	uint32_t size, first;
 
 	if (t->con_cnt == 0 || avail < 2)
@@ -180,7 +182,7 @@ rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 }
 
 /* Console output of the shell into the ring; a chunk that does not fit
- * is dropped and counted, as the driver drops it (§3.7). */
+ * is dropped and counted, as the driver drops it (§D3.7). */
 static void
 rsh_sim_arm_tx_con_fill(struct rsh_sim_arm *a, uint64_t now)
 {
@@ -228,6 +230,53 @@ rsh_sim_arm_tx_next(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	return ok;
 }
 
+/*
+ * The Tx timeout of mlxbf-tmfifo (§D3.6, Linux 6.8 and the stable trees):
+ * a network frame that finds no TILE_TO_HOST space for 2 s is dropped
+ * where it stands, and the words it still owed are written as zeros once
+ * space returns, so the host sees no-op headers (or a truncated frame it
+ * drops) and the stream stays in step.
+ */
+static void
+rsh_sim_arm_tx_timeout(struct rsh_sim *sim, struct rsh_sim_arm *a,
+		       uint64_t now)
+{
+	struct rsh_sim_arm_tx *t = &a->tx;
+
+	if (!t->msg_net || rsh_sim_arm_tx_avail(sim, true) > 0) {
+		t->stuck_since = 0;
+		return;
+	}
+	if (t->stuck_since == 0) {
+		t->stuck_since = now;
+		return;
+	}
+	if (now - t->stuck_since <
+	    rsh_sim_ns_to_cyc(sim, RSH_SIM_ARM_TX_TIMEOUT_NS))
+		return;
+	t->pad_words += t->msg_n - t->msg_off;
+	t->msg_n = t->msg_off = 0;
+	t->stuck_since = 0;
+	RSH_SIM_ARM_ADD(a, tx_timeouts, 1);
+	RSH_SIM_ARM_ADD(a, tx_drop_net, 1);
+}
+
+/* Zero words owed after a Tx timeout, within the network budget; true
+ * when all are written. */
+static bool
+rsh_sim_arm_tx_pad(struct rsh_sim *sim, struct rsh_sim_arm *a)
+{
+	static const uint64_t zeros[RSH_SIM_TM_DEPTH];
+	struct rsh_sim_arm_tx *t = &a->tx;
+	unsigned int k = RTE_MIN(t->pad_words,
+				 rsh_sim_arm_tx_avail(sim, true));
+
+	k = rsh_sim_tth_push(sim, zeros, k);
+	t->pad_words -= k;
+	RSH_SIM_ARM_ADD(a, tx_pad_words, k);
+	return t->pad_words == 0;
+}
+
 /* Fill TILE_TO_HOST, see rsh_sim_arm_priv.h. */
 void
 rsh_sim_arm_tx_run(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
@@ -235,9 +284,13 @@ rsh_sim_arm_tx_run(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	struct rsh_sim_arm_tx *t = &a->tx;
 
 	rsh_sim_arm_tx_con_fill(a, now);
+	if (t->pad_words > 0 && !rsh_sim_arm_tx_pad(sim, a))
+		return;
 	for (;;) {
-		if (t->msg_off < t->msg_n && !rsh_sim_arm_tx_push(sim, a))
+		if (t->msg_off < t->msg_n && !rsh_sim_arm_tx_push(sim, a)) {
+			rsh_sim_arm_tx_timeout(sim, a, now);
 			return;
+		}
 		if (t->ctrl_n > 0 && !rsh_sim_arm_tx_ctrl(sim, a))
 			return;
 		if (!rsh_sim_arm_tx_next(sim, a, now))

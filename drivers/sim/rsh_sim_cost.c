@@ -47,6 +47,7 @@
 #include "rsh_sim_priv.h"
 
 #define RSH_SIM_BF1_WRITE_RUN 15u /* posted writes between reads, §1.9 */
+#define RSH_SIM_EMU_OP_MAX_NS 200000ull /* longer inside an op: preempted */
 
 /* Set up the per-access costs from the options (at probe). */
 void
@@ -55,6 +56,7 @@ rsh_sim_cost_init(struct rsh_sim *sim)
 	struct rsh_sim_cost *c = &sim->cost;
 
 	memset(c, 0, sizeof(*c));
+	c->op_max_cyc = rsh_sim_ns_to_cyc(sim, RSH_SIM_EMU_OP_MAX_NS);
 	if (!sim->cfg.cost_on)
 		return;
 	c->rd_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.rd_ns);
@@ -139,17 +141,24 @@ rsh_sim_cost_write(struct rsh_sim *sim, unsigned int n)
 	return rsh_sim_dev_time(sim, c->op_t0);
 }
 
-/* Exit of an op: the rest of its cost; the real time spent inside the
- * emulator. */
+/*
+ * Exit of an op: the rest of its cost; the time spent inside the
+ * emulator. An op's own work takes microseconds (a FIFO's worth of words);
+ * anything past RSH_SIM_EMU_OP_MAX_NS is the thread being preempted, which
+ * a host on silicon would suffer too: it is not taken off the device's
+ * clock.
+ */
 void
 rsh_sim_cost_leave(struct rsh_sim *sim)
 {
 	struct rsh_sim_cost *c = &sim->cost;
+	uint64_t dt = rte_get_timer_cycles() - c->op_t0;
 
 	rsh_sim_cost_charge(c, c->pend_cyc);
 	c->pend_cyc = 0;
-	__atomic_store_n(&c->emu_cyc, c->emu_cyc + (rte_get_timer_cycles() - c->op_t0),
-			 __ATOMIC_RELAXED);
+	if (dt > c->op_max_cyc)
+		dt = c->op_max_cyc;
+	__atomic_store_n(&c->emu_cyc, c->emu_cyc + dt, __ATOMIC_RELAXED);
 }
 
 /* Copy the model's counters (relaxed loads; any thread). */

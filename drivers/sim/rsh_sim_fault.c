@@ -2,7 +2,7 @@
 /*
  * Fault schedule of the emulator's boot-ROM consumer: stall=<dur>@<off>
  * (the target stops reading the boot stream for a while, as a DPU busy
- * with DDR training or Redfish does, rshim-host-interface.md §3.5, §8) and
+ * with DDR training or Redfish does, hardware-notes §3.5, §8) and
  * gone@<off> (surprise removal: every read all-ones, §1.4).
  *
  * Offsets count bytes consumed since the last reset. The consumer never

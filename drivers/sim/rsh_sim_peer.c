@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 
 #define RSH_LOGTYPE rsh_logtype_sim
+#include "rsh_backend.h"
 #include "rsh_log.h"
 #include "rsh_sim_peer.h"
 
@@ -55,6 +56,8 @@ struct rsh_sim_peer_frame {
 /* A peer. Used by one thread (the ARM model). */
 struct rsh_sim_peer {
 	char ns_name[32];
+	unsigned int index;
+	int lock_fd;      /* host-wide claim on ns_name, -1 */
 	int slot;
 	bool netns;
 	int ns_fd;        /* keeps the namespace alive, -1 */
@@ -359,7 +362,63 @@ rsh_sim_peer_release(struct rsh_sim_peer *p)
 		rsh_sim_peer_ns_unlink(s->path);
 		s->path[0] = '\0';
 	}
+	rsh_sim_nslock_release(p->lock_fd); /* after the name is gone */
+	p->lock_fd = -1;
 	p->netns = false;
+}
+
+/* The first index whose lock is free and whose name is not taken: an
+ * automatic pick never removes anything, not even a leftover. */
+static int
+rsh_sim_peer_claim_auto(unsigned int *index)
+{
+	char path[64];
+	unsigned int i;
+	pid_t holder;
+	int fd;
+
+	for (i = 0; i < RSH_SIM_NS_INDEX_MAX; i++) {
+		fd = rsh_sim_nslock_claim(i, &holder);
+		if (fd == -EBUSY)
+			continue;
+		snprintf(path, sizeof(path), RSH_SIM_NETNS_DIR "/rshim-sim%u", i);
+		if (access(path, F_OK) == 0) {
+			rsh_sim_nslock_release(fd);
+			continue;
+		}
+		*index = i;
+		return fd;
+	}
+	return -EBUSY;
+}
+
+/*
+ * Claim the namespace name before touching /run/netns: only the holder
+ * of rshim-sim<N>'s lock may name it or remove a leftover of it. -EBUSY
+ * when another live instance holds an explicitly asked N.
+ */
+static int
+rsh_sim_peer_claim(struct rsh_sim_peer *p, const struct rsh_sim_peer_opts *o)
+{
+	pid_t holder = 0;
+	int fd;
+
+	p->index = o->index;
+	if (o->auto_index)
+		fd = rsh_sim_peer_claim_auto(&p->index);
+	else
+		fd = rsh_sim_nslock_claim(o->index, &holder);
+	snprintf(p->ns_name, sizeof(p->ns_name), "rshim-sim%u", p->index);
+	if (fd == -EBUSY) {
+		rsh_err_set("network namespace %s is used by another live emulated DPU (pid %ld); choose another peer=<N>",
+			    p->ns_name, (long)holder);
+		return -EBUSY;
+	}
+	if (fd < 0)
+		RSH_LOG(DEBUG, "%s: no lock file (%s)", p->ns_name,
+			strerror(-fd));
+	p->lock_fd = fd;
+	return 0;
 }
 
 /* Create the peer ends, see rsh_sim_peer.h. */
@@ -378,11 +437,15 @@ rsh_sim_peer_create(const struct rsh_sim_peer_opts *o, struct rsh_sim_peer **out
 		return -ENOMEM;
 	}
 	snprintf(p->ns_name, sizeof(p->ns_name), "rshim-sim%u", o->index);
+	p->index = o->index;
+	p->lock_fd = -1;
 	p->ns_fd = p->tap_fd = p->pty_fd = -1;
 	p->shell_pid = -1;
 	memcpy(p->mac, mac, 6);
 	inet_pton(AF_INET, RSH_SIM_PEER_IP, &p->ip);
 	if (!o->no_netns)
+		rc = rsh_sim_peer_claim(p, o);
+	if (!o->no_netns && rc == 0)
 		rc = rsh_sim_peer_kernel_ends(p, o);
 	if (rc == -EPERM || rc == -EACCES) {
 		RSH_LOG(NOTICE, "%s: no network namespace (%s): using the built-in "
@@ -412,6 +475,12 @@ rsh_sim_peer_destroy(struct rsh_sim_peer *p)
 }
 
 /* Accessors. */
+unsigned int
+rsh_sim_peer_index(const struct rsh_sim_peer *p)
+{
+	return p->index;
+}
+
 bool
 rsh_sim_peer_is_netns(const struct rsh_sim_peer *p)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The emulated DPU's Linux ends of the TM FIFO channels (issue 3 §3),
+ * The emulated DPU's Linux ends of the TM FIFO channels,
  * used by the ARM-side model (rsh_sim_arm.c):
  *
  * - network end: a TAP device "tmfifo_net0" (MAC 00:1A:CA:FF:FF:01,
@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Defaults of the DPU side, reference/dpu-side-tmfifo.md §3.2, §4.8. */
+/* Defaults of the DPU side, hardware-notes §D3.2, §4.8. */
 #define RSH_SIM_PEER_MAC { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01 }
 #define RSH_SIM_PEER_IP "192.168.100.2"
 #define RSH_SIM_PEER_PREFIX 24
@@ -46,6 +46,7 @@ struct rsh_sim_peer;
 /* Options. */
 struct rsh_sim_peer_opts {
 	unsigned int index;  /* N in rshim-sim<N> */
+	bool auto_index;     /* index: the first N no live instance holds */
 	bool no_netns;       /* force the built-in responder and line echo */
 	bool no_shell;       /* line echo console even with a namespace */
 	const char *shell;   /* NULL = "/bin/sh" */
@@ -57,6 +58,25 @@ struct rsh_sim_peer_opts {
  * @return 0; -ENOMEM; other -errno when a namespace was created but the
  *   TAP or the PTY could not be set up (nothing is left behind).
  */
+/* Namespace indexes 0..RSH_SIM_NS_INDEX_MAX-1 (peer=<N>). */
+#define RSH_SIM_NS_INDEX_MAX 10000u
+
+/*
+ * Host-wide claim on namespace name rshim-sim<index> (rsh_sim_nslock.c):
+ * an fd holding the lock, -EBUSY with the holder's pid when another live
+ * instance has it, or another -errno (no lock directory: go on unlocked).
+ */
+int rsh_sim_nslock_claim(unsigned int index, pid_t *holder);
+
+/* Claim the first free index; its fd, and the index in *index. */
+int rsh_sim_nslock_claim_free(unsigned int *index);
+
+/* Give a claim up (close its fd). */
+void rsh_sim_nslock_release(int fd);
+
+/* N of rshim-sim<N> this peer got. */
+unsigned int rsh_sim_peer_index(const struct rsh_sim_peer *p);
+
 int rsh_sim_peer_create(const struct rsh_sim_peer_opts *o,
 			struct rsh_sim_peer **out);
 

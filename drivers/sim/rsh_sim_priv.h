@@ -18,19 +18,20 @@
 #include <string.h>
 
 #include "rsh_backend.h"
-#include "rsh_regs.h"
 #include "rsh_sim.h"
+#include "rsh_sim_regs.h"
 
 #define RSH_SIM_STALLS_MAX 8
-#define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_REG_COUNT */
-#define RSH_SIM_BOOT_DEPTH_BF12 512u /* words, dpu-side-tmfifo.md §6.1 */
-#define RSH_SIM_BOOT_DEPTH_MAX 1024u /* BF3, same table */
+#define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_SIM_REG_COUNT */
 #define RSH_SIM_LOG_PEND_WORDS 64u   /* records waiting for SEMAPHORE0 */
 #define RSH_SIM_NO_OFFSET UINT64_MAX
+#define RSH_SIM_BOOTFIFO_IDLE_NS 500000000ull /* Linux reader gives up */
 
-/* Scratch-log record fields, rshim-host-interface.md §5.6. */
+/* Scratch-log record fields, hardware-notes §5.6. */
+#define RSH_SIM_LOG_MOD_MISC 0u
 #define RSH_SIM_LOG_MOD_BL1 1u
 #define RSH_SIM_LOG_MOD_BL2 2u
+#define RSH_SIM_LOG_MOD_BL31 4u
 #define RSH_SIM_LOG_MOD_UEFI 5u
 #define RSH_SIM_LOG_TYPE_MSG 4u
 #define RSH_SIM_LOG_INFO 0u
@@ -53,11 +54,51 @@ struct rsh_sim_arm_cfg {
 	uint64_t oversize_at;   /* oversize@<n>: n-th message sent */
 	uint64_t stall_at;      /* armstall=<dur>@<n>: n-th message received */
 	uint64_t stall_ns;
+	uint64_t uefi_ns;       /* uefi=<dur>: UEFI holds the FIFOs that long */
 };
+
+/* When an on-demand fault fires: bytes of the boot stream consumed since
+ * reset, bytes through the TM FIFO data registers (both ways) since
+ * power-on, or time since power-on. */
+enum rsh_sim_trig_kind {
+	RSH_SIM_TRIG_NONE,
+	RSH_SIM_TRIG_BOOT,
+	RSH_SIM_TRIG_TM,
+	RSH_SIM_TRIG_TIME,
+};
+
+struct rsh_sim_trig {
+	enum rsh_sim_trig_kind kind;
+	uint64_t at;            /* bytes, or ns for TIME */
+};
+
+/* Another rshim driver on the same device (a BMC over USB), owner=. */
+enum rsh_sim_owner {
+	RSH_SIM_OWNER_NONE,
+	RSH_SIM_OWNER_BMC,      /* keepalive; answers OSP_REQ and lets go */
+	RSH_SIM_OWNER_BMC_OLD,  /* keepalive; overwrites OSP_REQ */
+	RSH_SIM_OWNER_BMC_REQ,  /* wants the device: sends OSP_REQ */
+};
+
+/* NIC firmware reset request on SCRATCHPAD6, rst=. */
+struct rsh_sim_rst_cfg {
+	uint8_t type;           /* 0 none, 1 DPU, 2 NIC (rst_type) */
+	uint64_t at_ns;         /* time since power-on */
+	uint32_t downtime;      /* rst_downtime, units of 10 ms */
+};
+
+#define RSH_SIM_SHARED_NAME_MAX 32
 
 /* Parsed device string (rsh_sim_args.c). */
 struct rsh_sim_cfg {
 	enum rsh_gen gen;
+	struct rsh_sim_trig gone;    /* gone@: removal trigger */
+	struct rsh_sim_trig armreset;/* armreset@: ARM reset trigger */
+	enum rsh_sim_owner owner;
+	bool locked;                 /* lock=1: secure NIC mode LOCK word */
+	struct rsh_sim_rst_cfg rst;
+	uint8_t crash;               /* crash=: 0 or a §5.6 record type */
+	char shared[RSH_SIM_SHARED_NAME_MAX]; /* shared=NAME, "" = private */
 	uint64_t drain_bps;          /* bytes per second, 0 = unlimited */
 	struct rsh_sim_stall stall[RSH_SIM_STALLS_MAX]; /* sorted by offset */
 	unsigned int n_stalls;
@@ -84,6 +125,7 @@ struct rsh_sim_cost {
 	uint64_t wr_run;             /* posted writes since the last read */
 	uint64_t op_t0;              /* TSC at the entry of the current op */
 	uint64_t pend_cyc;           /* cost of the current op charged at exit */
+	uint64_t op_max_cyc;         /* longest own time of one op */
 };
 
 /* A word ring; cap is a power of two. */
@@ -95,7 +137,7 @@ struct rsh_sim_fifo {
 	uint32_t count;
 };
 
-/* Forward-only BFB reader of the boot-ROM model, dpu-side-tmfifo.md §6.5. */
+/* Forward-only BFB reader of the boot-ROM model, hardware-notes §D6.5. */
 enum rsh_sim_bfb_state {
 	RSH_SIM_BFB_HDR,   /* collecting a 3-word header */
 	RSH_SIM_BFB_SKIP,  /* extra header words (hdr_len > 3) */
@@ -114,16 +156,51 @@ struct rsh_sim_bfb {
 	uint32_t img_crc;       /* CRC from the current header */
 	uint64_t img_following; /* following-images bitmap */
 	uint64_t img_offset;    /* stream offset of the current header */
+	unsigned int stage;     /* images of the boot chain loaded */
+	uint8_t img_id;
+	bool linux_reader;      /* the running DPU's bootfifo reader, not
+				 * the boot ROM, reads this session */
 };
+
+/* What the boot chain opens in turn, forward-only (hardware-notes §D6.5):
+ * BL1 opens bl2 (id 1), BL2 opens bl31 (3) then bl33 (5, UEFI); UEFI takes
+ * the rest of the stream up to the last image. */
+#define RSH_SIM_BOOT_CHAIN_LEN 3u
 
 /* Boot-ROM consumer timing (TSC virtual time) and fault schedule. */
 struct rsh_sim_consumer {
 	bool fifo_boot;      /* BOOT_CONTROL mode was 0 at the last reset */
+	uint64_t last_word;  /* TSC of the last word taken (0: none yet) */
 	uint64_t start;      /* TSC when the consumer may start (reset end) */
 	uint64_t seg_t0;     /* rate segment start (TSC) */
 	uint64_t seg_words;  /* words consumed in this segment */
 	uint64_t stall_until;/* TSC; consumer idle before this */
 	unsigned int next_stall;
+};
+
+/* State of rsh_sim_event.c. */
+enum rsh_sim_rst_phase {
+	RSH_SIM_RST_IDLE = 0,
+	/* RSH_SIM_RST_REQUEST (1) and RSH_SIM_RST_START (2) as in SP6 */
+	RSH_SIM_RST_ACKED = 4,
+	RSH_SIM_RST_DOWN = 5,
+};
+
+struct rsh_sim_ev {
+	bool active;           /* anything to run at the next access */
+	bool locked;
+	enum rsh_sim_owner owner;
+	bool acking;           /* bmc: answering an OSP_REQ */
+	unsigned int osp_n;    /* OSP_ACK / OSP_REQ written so far */
+	uint64_t owner_next;   /* TSC of the other driver's next step */
+	unsigned int rst_phase;
+	unsigned int rst_type;
+	uint32_t rst_downtime;
+	uint64_t rst_next;
+	bool rst_fired;
+	bool armreset_done;
+	uint32_t mbox;         /* injected events, bit per enum value */
+	uint32_t mbox_arg[RSH_SIM_EV_COUNT];
 };
 
 struct rsh_sim;
@@ -142,12 +219,14 @@ struct rsh_sim_arm_ops {
 struct rsh_sim {
 	struct rsh_backend be; /* first: the core sees only this */
 	struct rsh_sim_cfg cfg;
-	struct rsh_regmap map;
+	uint32_t bar_size;
+	uint32_t off[RSH_SIM_REG_COUNT]; /* BAR offsets, rsh_sim_regs.c */
 	uint64_t hz;           /* rte_get_timer_hz() at probe */
 	uint64_t *mem;         /* plain storage, bar_size / 8 words */
+	void *shm;             /* shared=: the mapped segment, else NULL */
 	struct {
 		uint32_t off;
-		uint8_t reg1;  /* enum rsh_reg + 1, 0 = empty slot */
+		uint8_t reg1;  /* enum rsh_sim_reg + 1, 0 = empty slot */
 	} lut[RSH_SIM_LUT_SLOTS];
 	/* Reset and time. */
 	uint64_t por_tsc;      /* power-on (probe) */
@@ -155,18 +234,21 @@ struct rsh_sim {
 	uint64_t reset_until;  /* reads are 0xBAD00ACCE55 before this */
 	uint64_t resetwin_cyc;
 	bool gone;
+	uint64_t linkdown_until; /* NIC FW reset: all-ones before this */
+	uint64_t tm_bytes;     /* TM FIFO data bytes, both ways */
+	struct rsh_sim_ev ev;
 	/* FIFOs. */
 	struct rsh_sim_fifo boot, htt, tth;
-	uint64_t boot_w[RSH_SIM_BOOT_DEPTH_MAX];
-	uint64_t htt_w[RSH_TM_FIFO_SIZE];
-	uint64_t tth_w[RSH_TM_FIFO_SIZE];
+	uint64_t boot_w[RSH_SIM_BOOT_DEPTH_BF3];
+	uint64_t htt_w[RSH_SIM_TM_DEPTH];
+	uint64_t tth_w[RSH_SIM_TM_DEPTH];
 	/* Boot-ROM model. */
 	struct rsh_sim_consumer cons;
 	struct rsh_sim_bfb bfb;
 	uint8_t keep[RSH_SIM_BOOTFIFO_KEEP];
 	uint32_t keep_len;     /* release store; read by bootfifo readers */
 	/* Scratch log, §5.6: one pointer for host reads and writes. */
-	uint64_t log[RSH_SCRATCH_BUF_WORDS];
+	uint64_t log[RSH_SIM_LOG_WORDS];
 	uint32_t log_ptr;
 	uint64_t log_pend[RSH_SIM_LOG_PEND_WORDS];
 	uint32_t log_pend_n;
@@ -174,6 +256,8 @@ struct rsh_sim {
 	const struct rsh_sim_arm_ops *arm;
 	void *arm_priv;
 	bool arm_up;           /* ARM "running": booted or eMMC boot */
+	bool crashed;          /* crash= fired (one boot only) */
+	uint64_t ready_tsc;    /* device time of the last "DPU is ready" */
 	struct rsh_sim_cost cost;
 	struct rsh_sim_stats st;
 };
@@ -193,9 +277,9 @@ rsh_sim_ns_to_cyc(const struct rsh_sim *sim, uint64_t ns)
 
 /* Plain storage of a table register. */
 static inline uint64_t *
-rsh_sim_reg(struct rsh_sim *sim, enum rsh_reg reg)
+rsh_sim_reg(struct rsh_sim *sim, enum rsh_sim_reg reg)
 {
-	return &sim->mem[sim->map.off[reg] >> 3];
+	return &sim->mem[sim->off[reg] >> 3];
 }
 
 /* Ring: push up to n words, return how many fit (<= depth - count). */
@@ -294,8 +378,8 @@ int rsh_sim_arm_attach(struct rsh_sim *sim);
 /* Parse "sim:bfN[,opt...]"; -EINVAL with rsh_err_set() on any error. */
 int rsh_sim_args_parse(const char *devstr, struct rsh_sim_cfg *cfg);
 
-/* One line listing the options (for scan details and error messages). */
-extern const char rsh_sim_args_valid[];
+/* "key=<syntax>, ..." (or only the keys) of every option into buf. */
+void rsh_sim_args_list(char *buf, size_t len, bool keys_only);
 
 /* ---- rsh_sim_boot.c ---- */
 
@@ -317,6 +401,41 @@ void rsh_sim_log_msg(struct rsh_sim *sim, unsigned int module,
 /* Move queued records into the log while SEMAPHORE0 is free. */
 void rsh_sim_log_flush(struct rsh_sim *sim);
 
+/* Queue one prebuilt scratch-log record (header + len words). */
+void rsh_sim_log_record(struct rsh_sim *sim, const uint64_t *rec,
+			unsigned int n);
+
+/* ---- rsh_sim.c ---- */
+
+/* Reset the ARM: by the host's key (counted in resets) or on its own. */
+void rsh_sim_arm_reset(struct rsh_sim *sim, uint64_t now, bool key);
+
+/* The sim device behind a backend, NULL if it is not one. */
+struct rsh_sim *rsh_sim_of_mut(struct rsh_backend *be);
+
+/* ---- rsh_sim_shm.c ---- */
+
+/* Register storage, private or shared=; *fresh: power-on values needed. */
+int rsh_sim_mem_attach(struct rsh_sim *sim, bool *fresh);
+/* The power-on values are written: other processes may attach. */
+void rsh_sim_mem_ready(struct rsh_sim *sim);
+void rsh_sim_mem_detach(struct rsh_sim *sim);
+
+/* ---- rsh_sim_event.c ---- */
+
+void rsh_sim_event_power_on(struct rsh_sim *sim, uint64_t now);
+void rsh_sim_event_tick_slow(struct rsh_sim *sim, uint64_t now);
+void rsh_sim_log_crash(struct rsh_sim *sim, unsigned int type);
+void rsh_sim_gone_now(struct rsh_sim *sim, const char *why);
+
+/* Run the event model when something is armed or was injected. */
+static inline void
+rsh_sim_event_tick(struct rsh_sim *sim, uint64_t now)
+{
+	if (sim->ev.active ||
+	    __atomic_load_n(&sim->ev.mbox, __ATOMIC_RELAXED) != 0)
+		rsh_sim_event_tick_slow(sim, now);
+}
 /* ---- rsh_sim_cost.c ---- */
 
 /* Per-access costs from the options (at probe). */

@@ -4,8 +4,8 @@
  * image id table. Plain C, no DPDK: linked by the core, the emulator and the
  * tools.
  *
- * Facts: reference/dpu-side-tmfifo.md §6.3 (header), §6.4 (ids), §6.6
- * (validation); reference/rshim-host-interface.md §3.7.
+ * Facts: hardware-notes §D6.3 (header), §D6.4 (ids), §D6.6
+ * (validation), §3.7; mlx-mkbfb (rshim-user-space) for what is accepted.
  */
 #include <endian.h>
 #include <errno.h>
@@ -22,7 +22,7 @@
 
 #include "rsh_bfb.h"
 
-#define RSH_BFB_CRC_POLY 0xEDB88320u  /* reflected IEEE 802.3, §6.3 */
+#define RSH_BFB_CRC_POLY 0xEDB88320u  /* reflected IEEE 802.3, §D6.3 */
 #define RSH_BFB_FILE_CHUNK (256u * 1024u)
 #define RSH_BFB_HDR_MAX (15u * 8u)    /* hdr_words is a 4-bit field */
 
@@ -61,7 +61,7 @@ rsh_bfb_crc_bytes(uint32_t c, const uint8_t *p, size_t len)
 	return c;
 }
 
-/* zlib-compatible CRC-32, chainable from crc = 0 (§6.3). */
+/* zlib-compatible CRC-32, chainable from crc = 0 (§D6.3). */
 uint32_t
 rsh_bfb_crc32(uint32_t crc, const void *buf, size_t len)
 {
@@ -91,7 +91,7 @@ rsh_bfb_crc32(uint32_t crc, const void *buf, size_t len)
 	return ~rsh_bfb_crc_bytes(c, p, len);
 }
 
-/* --- image id table (reference/dpu-side-tmfifo.md §6.4) --- */
+/* --- image id table (hardware-notes §D6.4) --- */
 
 static const char *const rsh_bfb_id_names[64] = {
 	[1] = "bl2", [2] = "bl30", [3] = "bl31", [4] = "bl32", [5] = "bl33",
@@ -229,7 +229,7 @@ rsh_bfb_src_drain(struct rsh_bfb_src *s)
 	return n;
 }
 
-/* --- the walker (§6.6) --- */
+/* --- the walker (§D6.6) --- */
 
 /* Walk state: the image being checked and what the previous one announced. */
 struct rsh_bfb_walk {
@@ -314,7 +314,7 @@ rsh_bfb_fail_io(struct rsh_bfb_result *res, const struct rsh_bfb_src *s)
 	return -s->rerr;
 }
 
-/* Check the fixed header fields and the previous bitmap (§6.3, §6.6). */
+/* Check the fixed header fields and the previous bitmap (§D6.3, §D6.6). */
 static int
 rsh_bfb_check_hdr(struct rsh_bfb_walk *w, struct rsh_bfb_result *res)
 {
@@ -385,7 +385,7 @@ rsh_bfb_read_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 	return rsh_bfb_check_hdr(w, res) < 0 ? -EINVAL : 1;
 }
 
-/* Skip the header, including extra words beyond 3 (as ATF does, §6.5). */
+/* Skip the header (its length is checked to be 3 words before). */
 static int
 rsh_bfb_skip_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 		 struct rsh_bfb_result *res)
@@ -406,7 +406,7 @@ rsh_bfb_skip_hdr(struct rsh_bfb_src *s, struct rsh_bfb_walk *w,
 }
 
 /*
- * CRC the data plus padding (§6.3) and check it. *data is set to the data
+ * CRC the data plus padding (§D6.3) and check it. *data is set to the data
  * in memory (memory sources only, else NULL).
  */
 static int
@@ -490,7 +490,7 @@ rsh_bfb_note_repeat(struct rsh_bfb_walk *w, struct rsh_bfb_result *res)
 		 w->seen_idx[h->id][h->cur_ver]);
 }
 
-/* Walk every image of a source (§6.6); see rsh_bfb_walk(). */
+/* Walk every image of a source (§D6.6); see rsh_bfb_walk(). */
 static int
 rsh_bfb_walk_src(struct rsh_bfb_src *s, rsh_bfb_image_cb cb, void *arg,
 		 struct rsh_bfb_result *res)
@@ -671,7 +671,7 @@ rsh_bfb_write_one(const struct rsh_bfb_wimage *img, uint64_t following,
 	return RSH_BFB_HDR_LEN + (size_t)img->len + pad;
 }
 
-/* Write a BFB: following bitmaps are suffix ORs of the later ids (§6.3). */
+/* Write a BFB: following bitmaps are suffix ORs of the later ids (§D6.3). */
 long
 rsh_bfb_write(const struct rsh_bfb_wimage *imgs, unsigned int n,
 	      uint8_t *out, size_t out_len)

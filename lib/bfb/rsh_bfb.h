@@ -4,10 +4,9 @@
  * BFB ("BlueField boot stream") container: header layout, CRC-32, a
  * validator/walker over a byte buffer, and a writer.
  *
- * Facts: reference/dpu-side-tmfifo.md §6.3 (header), §6.6 (validation),
- * reference/rshim-host-interface.md §3.7. A BFB is a concatenation of
- * images, each a 24-byte header (three little-endian u64 words), the data,
- * and zero padding to 8 bytes. Arbitrary trailing bytes may follow the
+ * Facts: hardware-notes §D6.3 (header), §D6.6 (validation), §3.7. A BFB
+ * is a concatenation of images, each a 24-byte header (three little-endian
+ * u64 words), the data, and zero padding to 8 bytes. Arbitrary trailing bytes may follow the
  * last image (bfb-install appends bf.cfg and a rootfs).
  */
 #ifndef RSH_BFB_H
@@ -24,7 +23,7 @@
 #define RSH_BFB_HDR_WORDS 3u
 #define RSH_BFB_HDR_LEN (RSH_BFB_HDR_WORDS * 8u)
 
-/* Word 0 fields, §6.3. */
+/* Word 0 fields, §D6.3. */
 #define RSH_BFB_W0__MAGIC_MASK 0xFFFFFFFFull
 #define RSH_BFB_W0__MAJOR_SHIFT 32
 #define RSH_BFB_W0__MINOR_SHIFT 36
@@ -124,7 +123,7 @@ typedef int (*rsh_bfb_image_cb)(const struct rsh_bfb_hdr *h, uint64_t offset,
 				const uint8_t *data, void *arg);
 
 /**
- * Validate / walk a BFB held in memory (§6.6). Walks images while a header
+ * Validate / walk a BFB held in memory (§D6.6). Walks images while a header
  * with the magic starts; the first non-magic header starts the trailing
  * bytes (a non-magic first header is RSH_BFB_ERR_MAGIC). As with
  * mlx-mkbfb -c, a header after a last image (following bitmap 0) starts

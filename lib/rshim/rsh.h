@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rsh_regs.h"
+#include "rsh_reg_ids.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +43,14 @@ struct rsh_open_opts {
 	bool force_id;
 	/** "vfio", "uio", "direct" or NULL for the fallback order. */
 	const char *mapping;
+	/** Another driver owns the device: ask it to hand over (OSP_REQ). */
+	bool force_own;
+	/** Open in drop mode: no register access until rsh_dev_drop(false). */
+	bool drop;
+	/** Keep the device when another driver asks for it (OSP_REQ). */
+	bool no_release;
+	/** Ownership check window in ms (0: 1000, the reference's). */
+	uint32_t own_wait_ms;
 };
 
 /** One device found by rsh_dev_scan(). */
@@ -113,7 +121,7 @@ int rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val);
 int rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
 		 struct rsh_dev_info *info, unsigned int max);
 
-/** Poll policy, DESIGN.md "Threads and rings". */
+/** Poll policy (doc/architecture.md: spin, then back off to a ceiling). */
 struct rsh_poll_opts {
 	bool busy_poll;          /**< never back off */
 	uint32_t idle_spin_us;   /**< spin this long idle before backing off */
@@ -176,7 +184,7 @@ double rsh_poller_cpu_seconds(const struct rsh_poller *p);
 /** How the boot engine refills the FIFO. */
 enum rsh_boot_policy {
 	RSH_BOOT_POLICY_CREDIT = 0, /**< rshim-pmd: credit-based, rate aware */
-	RSH_BOOT_POLICY_REFERENCE,  /**< the reference daemon (§3.3): 16 KiB
+	RSH_BOOT_POLICY_REFERENCE,  /**< NVIDIA's rshim daemon (hardware-notes §3.3): 16 KiB
 				      *   synchronous hand-offs, 1 ms sleep
 				      *   whenever the FIFO is full */
 };
@@ -289,5 +297,7 @@ int rsh_log_read(struct rsh_dev *dev, bool clear_on_read,
 
 /* TM FIFO console and network channels. */
 #include "rsh_tmfifo_api.h"
+/* Ownership, misc keys, reset, register access by address. */
+#include "rsh_ctl.h"
 
 #endif /* RSH_H */

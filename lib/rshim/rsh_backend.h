@@ -34,7 +34,7 @@ struct rsh_backend_ops {
 	void (*close)(struct rsh_backend *be);
 	/*
 	 * Optional, non-blocking: 1 when an interrupt (INTx: the NIC
-	 * firmware's SCRATCHPAD6 reset handshake, reference §2.7/§6.7)
+	 * firmware's SCRATCHPAD6 reset handshake, hardware-notes §2.7/§6.7)
 	 * arrived since the last call — the backend re-arms INTx before
 	 * returning —, 0 when none did, -ENOTSUP when the backend has no
 	 * interrupt source (the core then polls SCRATCHPAD6).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Boot engine, control side: the open sequence (reference
- * rshim-host-interface.md §3.2), the chunk pipeline from the main lcore to
+ * hardware-notes §3.2), the chunk pipeline from the main lcore to
  * the poll lcore, and close (§3.4). The poll-lcore side is rsh_boot_poll.c.
  */
 #include <errno.h>
@@ -129,6 +129,8 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		rsh_boot_opts_default(&b->opts);
 	if (b->opts.stall_timeout_ms == 0)
 		b->opts.stall_timeout_ms = 300000;
+	/* misc BOOT_RESET_SKIP applies to every later push (§5.5). */
+	b->opts.skip_reset |= dev->misc.boot_reset_skip;
 	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
 	if (b->opts.fifo_words != 0 &&
 	    (b->opts.fifo_words < 64 || b->opts.fifo_words > RSH_BF3_BOOT_FIFO_DEPTH)) {
@@ -138,6 +140,7 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		return -EINVAL;
 	}
 	b->credit_max = rsh_boot_fifo_words(dev, &b->opts) - RSH_BOOT_FIFO_RESERVE;
+	b->write_run = dev->be->gen == RSH_GEN_BF1 ? RSH_BOOT_BF1_WRITE_RUN : 0;
 	rc = rsh_boot_alloc_pipe(b);
 	if (rc < 0)
 		goto err_free;

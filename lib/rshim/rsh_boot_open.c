@@ -3,12 +3,18 @@
  * Boot open and device-state restore as commands, stepped by the poll
  * lcore that owns the device (hardware-notes §3.2, §3.4):
  *
- *   CHECK    FABRIC_DIM sane; save BOOT_CONTROL; a cancel here: no reset
+ *   CHECK    not dropped or locked (§6.4, §6.6); FABRIC_DIM answers (a 0
+ *            is retried 10 x 100 ms, then accepted, §1.4); save
+ *            BOOT_CONTROL; a cancel here: no reset
  *   BOOTCTL  BOOT_CONTROL = 0 (boot from the rshim boot FIFO)
  *   WDOG     WDOG1 = 0, not on BF3 (the write never reaches the chip there)
  *   RESET    RESET_CONTROL read-modify-write with the key in bits 31:0
  *   DELAY    the reset delay (TSC deadline; cancel checked every 10 ms)
- *   REACH    FABRIC_DIM answers again (deadline)  -> the push starts
+ *   REACH    FABRIC_DIM answers again (deadline; a 0 at the deadline is
+ *            accepted)  -> the push starts
+ *
+ * With BOOT_RESET_SKIP only BOOTCTL and RESET are left out: the watchdog
+ * write and the delays stay, as in the reference (§3.2 details).
  *   RESTORE  on any failure after BOOTCTL: wait until the rshim answers,
  *            write the saved BOOT_CONTROL back, read it back
  *
@@ -25,6 +31,7 @@
 #include "rsh_boot_priv.h"
 #include "rsh_cmd.h"
 #include "rsh_log.h"
+#include "rsh_own.h"
 
 /* §3.2 step 7: 0.5 s with the device held, then the reset delay. */
 #define RSH_BOOT_RESET_GUARD_MS 500u
@@ -34,6 +41,9 @@
 #define RSH_BOOT_REACH_TIMEOUT_MS 2000u
 /* How long a restore waits for the rshim to answer (an ARM reset). */
 #define RSH_BOOT_RESTORE_TIMEOUT_MS 8000u
+/* FABRIC_DIM reading 0 before the reset: 10 tries, 100 ms apart. */
+#define RSH_BOOT_FABRIC_TRIES 10u
+#define RSH_BOOT_FABRIC_RETRY_MS 100u
 /* While waiting for the rshim, read FABRIC_DIM this often. */
 #define RSH_BOOT_REACH_POLL_MS 1u
 
@@ -179,23 +189,29 @@ rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
 {
 	struct rsh_boot *b = c->ptr;
 	uint64_t v;
+	int rc;
 
 	if (__atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push is already running", c->dev->name);
 		return rsh_cmd_finish(c, -EBUSY);
 	}
+	rc = rsh_own_boot_ok(c->dev, "boot push");
+	if (rc < 0)
+		return rsh_cmd_finish(c, rc);
 	if (rsh_cmd_cancelled(c))
 		return rsh_boot_open_fail(c, now, -ECANCELED);
 	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
-	if (!rsh_boot_reachable(v))
+	if (v == 0 && c->out[0] == 0)
+		c->out[0] = now; /* the first 0 seen */
+	if (v == 0 && now - c->out[0] < rsh_ms_cyc(RSH_BOOT_FABRIC_TRIES * RSH_BOOT_FABRIC_RETRY_MS))
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_FABRIC_RETRY_MS));
+	if (rsh_reg_val_is_bad(v))
 		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_FABRIC_DIM, v));
 	v = rsh_dev_rd(c->dev, RSH_BOOT_CONTROL);
 	if (rsh_reg_val_is_bad(v))
 		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_BOOT_CONTROL, v));
 	b->saved_bootctl = v & RSH_BOOT_CONTROL__MODE_MASK;
-	if (b->opts.skip_reset)
-		return rsh_boot_open_publish(c, now);
-	c->state = RSH_BO_BOOTCTL;
+	c->state = b->opts.skip_reset ? RSH_BO_WDOG : RSH_BO_BOOTCTL;
 	return rsh_cmd_again(c, now, now);
 }
 
@@ -219,8 +235,14 @@ rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
 		/* hardware-notes §3.2 notes: never issued on BF3 over PCIe. */
 		if (c->dev->be->gen != RSH_GEN_BF3)
 			rsh_dev_wr(c->dev, RSH_ARM_WDG_CONTROL_WCS, 0);
-		c->state = RSH_BO_RESET;
-		break;
+		if (!b->opts.skip_reset) {
+			c->state = RSH_BO_RESET;
+			break;
+		}
+		RSH_DEV_LOG(NOTICE, c->dev, "BOOT_RESET_SKIP: not resetting the ARM");
+		c->t0 = now;
+		c->state = RSH_BO_DELAY;
+		return rsh_cmd_again(c, now, now + rsh_ms_cyc(b->delay_ms));
 	default:
 		v = rsh_dev_rd(c->dev, RSH_RESET_CONTROL);
 		if (rsh_reg_val_is_bad(v))
@@ -257,6 +279,8 @@ rsh_boot_open_wait(struct rsh_cmd *c, uint64_t now)
 		return rsh_boot_open_publish(c, now);
 	if (v == RSH_ALL_ONES)
 		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_FABRIC_DIM, v));
+	if (now - until > rsh_ms_cyc(RSH_BOOT_REACH_TIMEOUT_MS) && v == 0)
+		return rsh_boot_open_publish(c, now); /* retried, then accepted (§1.4) */
 	if (now - until > rsh_ms_cyc(RSH_BOOT_REACH_TIMEOUT_MS)) {
 		rsh_err_set("%s: the rshim did not come back within %u ms after the ARM reset (FABRIC_DIM 0x%" PRIx64 "); try a longer --reset-delay",
 			    c->dev->name, RSH_BOOT_REACH_TIMEOUT_MS, v);

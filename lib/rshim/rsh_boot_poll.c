@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Boot engine, poll-lcore side: credit-based streaming into the boot FIFO
- * (reference rshim-host-interface.md §3.3) with a drain-rate-aware wait,
+ * (hardware-notes §3.3) with a drain-rate-aware wait,
  * and the reference daemon's policy as a benchmark baseline. Never sleeps
  * itself: it tells the poll loop how long it may sleep.
  */
@@ -248,6 +248,16 @@ rsh_boot_poll_credit(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 			rsh_boot_note_wait(b, wait, sleep_ns);
 			return 0;
 		}
+	}
+	if (b->write_run != 0) {
+		/* BF1: at most 15 posted writes, then a read of another
+		 * register (hardware-notes §1.9): the next count read is that
+		 * read, and refreshes the credit too. */
+		unsigned int n = rsh_boot_burst(b, now, RTE_MIN(b->write_run,
+					RTE_MIN(b->credit, b->cur_words - b->cur_word)));
+
+		b->credit = 0;
+		return n;
 	}
 	return rsh_boot_burst(b, now,
 			      RTE_MIN(b->credit, b->cur_words - b->cur_word));

@@ -28,6 +28,9 @@
  * what is queued; after a wait, write once 1/4 of it fits.
  */
 #define RSH_BOOT_DRY_FRACTION 0.75
+/* BF1 takes at most this many posted writes before a read of another
+ * register (hardware-notes §1.9). */
+#define RSH_BOOT_BF1_WRITE_RUN 15u
 /* A gap of no progress this long counts as a stall in the stats. */
 #define RSH_BOOT_STALL_NS 100000000ull
 
@@ -86,6 +89,7 @@ struct rsh_boot {
 	uint32_t cur_word;
 	uint32_t cur_words;
 	uint32_t credit_max;           /* depth - 3 (set at open) */
+	uint32_t write_run;            /* BF1: writes between reads, §1.9; 0 = no limit */
 	uint32_t credit;               /* words known free in the FIFO */
 	uint32_t last_count;           /* count at the last read + written since */
 	bool have_ref;

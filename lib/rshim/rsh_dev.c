@@ -97,6 +97,11 @@ rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
 	}
 	snprintf(dev->name, sizeof(dev->name), "%s", be->name);
 	dev->be = be;
+	rsh_misc_cfg_default(&dev->misc);
+	/* Not on a poller yet: this thread owns the registers (§6.3). */
+	rc = rsh_own_open(dev, opts ? opts : &no_opts);
+	if (rc < 0)
+		goto err_free;
 	*out = dev;
 	RSH_DEV_LOG(INFO, dev, "opened (%s, backend %s)",
 		    rsh_gen_name(be->gen), drv->name);
@@ -116,8 +121,10 @@ rsh_dev_close(struct rsh_dev *dev)
 		return;
 	if (dev->poller != NULL)
 		rsh_poller_remove(dev->poller, dev);
-	else
+	else if (!rsh_own_dropped(&dev->own))
 		rsh_hk_detach(dev);
+	/* Off the poller: this thread releases the device (§2.8, §6). */
+	rsh_own_close(dev);
 	dev->be->ops->close(dev->be);
 	free(dev);
 }
@@ -151,10 +158,15 @@ rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
 	st->writes = __atomic_load_n(&dev->be->stats.writes, __ATOMIC_RELAXED);
 }
 
-/* Refuse register work while a boot push owns the device. */
+/* Refuse register work while a boot push owns the device, or while the
+ * device is dropped (another driver's, §6.4). */
 static int
 rsh_dev_check_boot(struct rsh_dev *dev)
 {
+	int rc = rsh_own_access_ok(dev);
+
+	if (rc < 0)
+		return rc;
 	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push owns the device", dev->name);
 		return -EBUSY;

@@ -14,6 +14,8 @@
 
 #include "rsh.h"
 #include "rsh_backend.h"
+#include "rsh_misc.h"
+#include "rsh_own.h"
 #include "rsh_regs.h"
 
 struct rsh_tmfifo;
@@ -55,6 +57,10 @@ struct rsh_dev {
 	struct rsh_poller *poller;
 	/* SCRATCHPAD6 handshake and "driver present" bit (rsh_hk.c). */
 	struct rsh_hk hk;
+	/* Ownership: keepalive, takeover, drop, lock (rsh_own.c). */
+	struct rsh_own own;
+	/* misc settings (control path; rsh_misc.c). */
+	struct rsh_misc_cfg misc;
 };
 
 /* One register read through the backend (decoded by the table). */

@@ -2,7 +2,7 @@
 /*
  * Housekeeping on the poll lcore: the NIC-firmware reset handshake on
  * SCRATCHPAD6 and its "host rshim driver present" bit, reference
- * rshim-host-interface.md §6.7 (and §2.7 for the interrupt). Without it an
+ * hardware-notes §6.7 (and §2.7 for the interrupt). Without it an
  * mlxfwreset on the host times out waiting for the rshim driver's reply.
  *
  * The firmware raises INTx after writing its request; backends that have
@@ -143,5 +143,6 @@ rsh_hk_detach(struct rsh_dev *dev)
 void
 rsh_hk_stop(struct rsh_dev *dev)
 {
-	rsh_hk_detach(dev);
+	if (!rsh_own_dropped(&dev->own)) /* another driver's device (§6.4) */
+		rsh_hk_detach(dev);
 }

@@ -3,7 +3,7 @@
  * The poll engine: one loop that owns the hardware of its devices. It
  * round-robins the boot FIFO refill and the TM FIFO channels of every
  * attached device, spins while data moves and backs off when idle
- * (DESIGN.md "Threads and rings"). No locks on this path.
+ * (doc/architecture.md). No locks on this path.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -267,6 +267,10 @@ rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	unsigned int s, work = 0;
 
 	for (s = 0; s < rsh_n_svcs; s++) {
+		/* Drop mode: the device is another driver's; only the
+		 * ownership service looks at it (§6.4). */
+		if (rsh_svcs[s].poll != rsh_own_poll && rsh_own_dropped(&dev->own))
+			continue;
 		/* A NIC-firmware reset in progress: hands off (§6.7). */
 		if (rsh_svcs[s].fw_reset_pause &&
 		    (fw_reset || (fw_reset = rsh_hk_blocked(dev, now))))

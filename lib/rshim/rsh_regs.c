@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The register table and per-generation address decode,
- * reference/rshim-host-interface.md §1.3 and §1.5.
+ * hardware-notes §1.3 and §1.5.
  */
 #include <stddef.h>
 
@@ -30,7 +30,7 @@ const struct rsh_reg_def rsh_reg_table[RSH_REG_COUNT] = {
 	RSH_REG_DEF(RSH_MEM_ACC_DATA, RSH_CH_RSHIM, 0x0900, 0x0828),
 	RSH_REG_DEF(RSH_TM_HOST_TO_TILE_DATA, RSH_CH_RSHIM, 0x0A20, 0x4000),
 	RSH_REG_DEF(RSH_TM_HOST_TO_TILE_STS, RSH_CH_RSHIM, 0x0A28, 0x6000),
-	/* BF3 CTL offsets are (inferred), dpu-side-tmfifo.md §1.3. */
+	/* BF3 CTL offsets are (inferred), hardware-notes §D1.3. */
 	RSH_REG_DEF(RSH_TM_HOST_TO_TILE_CTL, RSH_CH_RSHIM, 0x0A30, 0x6008),
 	RSH_REG_DEF(RSH_TM_TILE_TO_HOST_DATA, RSH_CH_RSHIM, 0x0A40, 0x5000),
 	RSH_REG_DEF(RSH_TM_TILE_TO_HOST_STS, RSH_CH_RSHIM, 0x0A48, 0x6100),

@@ -3,7 +3,7 @@
  * rshim register table for BlueField-1/2/3: the one place where register
  * offsets live. Layout and decode only.
  *
- * Facts: reference/rshim-host-interface.md §1.3 (address formation),
+ * Facts: hardware-notes §1.3 (address formation),
  * §1.4 (error patterns), §1.5 (register map).
  */
 #ifndef RSH_REGS_H
@@ -13,15 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/** BlueField generation. */
-enum rsh_gen {
-	RSH_GEN_NONE = 0,
-	RSH_GEN_BF1 = 1,
-	RSH_GEN_BF2 = 2,
-	RSH_GEN_BF3 = 3,
-};
+#include "rsh_reg_ids.h"
 
-/* rshim MMIO address-space channels (4-bit), §1.3. */
+/* rshim MMIO address-space channels (4-bit), hardware-notes §1.3. */
 enum rsh_chan {
 	RSH_CH_BOOT = 0x0,
 	RSH_CH_RSHIM = 0x1,
@@ -40,38 +34,6 @@ enum rsh_chan {
 	RSH_CH_WDOG0 = 0xE,
 	RSH_CH_WDOG1 = 0xF,
 	RSH_CH_COUNT = 16,
-};
-
-/* Registers the driver and the emulator touch, §1.5. */
-enum rsh_reg {
-	RSH_ARM_WDG_CONTROL_WCS,
-	RSH_SEMAPHORE0,
-	RSH_FABRIC_DIM,
-	RSH_SWINT,
-	RSH_BOOT_FIFO_DATA,
-	RSH_BOOT_FIFO_COUNT,
-	RSH_RESET_CONTROL,
-	RSH_BREADCRUMB1,
-	RSH_BOOT_CONTROL,
-	RSH_DEVICE_MSTR_PRIV_LVL,
-	RSH_SCRATCH_BUF_CTL,
-	RSH_SCRATCH_BUF_DAT,
-	RSH_UPTIME,
-	RSH_UPTIME_POR,
-	RSH_MEM_ACC_CTL,
-	RSH_MEM_ACC_RSP_CNT,
-	RSH_MEM_ACC_DATA,
-	RSH_TM_HOST_TO_TILE_DATA,
-	RSH_TM_HOST_TO_TILE_STS,
-	RSH_TM_HOST_TO_TILE_CTL,
-	RSH_TM_TILE_TO_HOST_DATA,
-	RSH_TM_TILE_TO_HOST_STS,
-	RSH_TM_TILE_TO_HOST_CTL,
-	RSH_SCRATCHPAD1,
-	RSH_SCRATCHPAD2,
-	RSH_SCRATCHPAD3,
-	RSH_SCRATCHPAD6,
-	RSH_REG_COUNT,
 };
 
 /* BAR0 sizes, §1.2. */
@@ -176,11 +138,5 @@ int rsh_reg_bf3_global_to_bar(uint32_t global, uint32_t *bar_off);
  * @return 0, or -EINVAL for an unknown generation.
  */
 int rsh_regmap_init(struct rsh_regmap *map, enum rsh_gen gen);
-
-/** Name of a register, "?" when out of range. */
-const char *rsh_reg_name(enum rsh_reg reg);
-
-/** "BlueField-N" for a generation, "unknown" otherwise. */
-const char *rsh_gen_name(enum rsh_gen gen);
 
 #endif /* RSH_REGS_H */

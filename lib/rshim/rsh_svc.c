@@ -12,9 +12,11 @@
 #include "rsh_dev_priv.h"
 
 const struct rsh_svc rsh_svcs[] = {
+	/* Ownership: keepalive, takeover, LOCK (§6.2-§6.6); the only
+	 * service that runs for a dropped device. */
+	{ "ownership", rsh_own_poll, NULL, false },
 	/* SCRATCHPAD6 handshake and "host driver present" (§6.7). */
 	{ "housekeeping", rsh_hk_poll, rsh_hk_stop, false },
-	/* Ownership and keepalive (§6.2-§6.5) go here, before the data. */
 	/* Boot FIFO streaming (§3.3). */
 	{ "boot", rsh_boot_poll, rsh_boot_stop, true },
 	/* TM FIFO console and network (§4). */

@@ -3,8 +3,8 @@
  * TM FIFO channels: the host TX mux and RX demux that run on the poll
  * lcore, and the control-path attach/detach. The user-side calls live in
  * rsh_console.c and rsh_net.c; the shared object in rsh_tmfifo_priv.h.
- * Facts: reference/rshim-host-interface.md §4.3-§4.10 and
- * reference/dpu-side-tmfifo.md §2. The wire format is rsh_tmfifo_proto.h.
+ * Facts: hardware-notes §4.3-§4.10 and
+ * hardware-notes §D2. The wire format is rsh_tmfifo_proto.h.
  *
  * Threads: the poll lcore owns everything under "poll lcore" below and is
  * the only writer of the stats (single-writer relaxed atomic stores, read
@@ -28,6 +28,7 @@
 
 #define RSH_LOGTYPE rsh_logtype_fifo
 #include "rsh_log.h"
+#include "rsh_own.h"
 #include "rsh_cmd.h"
 #include "rsh_tmfifo_priv.h"
 
@@ -656,6 +657,10 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 		o = &def;
 	}
 	rc = rsh_tmf_check(dev, o);
+	if (rc != 0)
+		return rc;
+	/* Dropped: hands off; secure NIC mode refuses the console (§6.6). */
+	rc = o->console ? rsh_own_boot_ok(dev, "the console") : rsh_own_access_ok(dev);
 	if (rc != 0)
 		return rc;
 	t = rte_zmalloc_socket("rsh_tmfifo", sizeof(*t), RTE_CACHE_LINE_SIZE,

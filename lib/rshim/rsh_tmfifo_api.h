@@ -4,7 +4,7 @@
  * TM FIFO console and network channels (public; included by rsh.h).
  *
  * The poll lcore owns the TM FIFO pair and multiplexes two channels on it
- * (reference/rshim-host-interface.md §4.4): the console (a byte stream)
+ * (hardware-notes §4.4): the console (a byte stream)
  * and the tmfifo network (Ethernet frames). Users talk to the poll lcore
  * only through rte_rings of rte_mbuf pointers, one per direction per
  * channel, single-producer/single-consumer: exactly one user thread may
@@ -197,7 +197,7 @@ int rsh_tmfifo_peer_get(struct rsh_dev *dev, struct rsh_tmfifo_peer *out);
 
 /**
  * Send CTRL_REQ and wait for the reply to complete (PXE_ID arrives last;
- * the reference waits 1 s, §4.7). The poller must be running.
+ * NVIDIA's daemon waits 1 s, hardware-notes §4.7). The poller must be running.
  * @return 0; -ENOENT not attached; -EAGAIN queue full; -ETIMEDOUT no
  *   complete reply within timeout_ms.
  */

@@ -2,7 +2,7 @@
 /*
  * TM FIFO channels, private to the core: the channel object shared by the
  * poll-lcore mux/demux (rsh_tmfifo.c) and the user-side calls
- * (rsh_console.c, rsh_net.c). Facts: reference/rshim-host-interface.md
+ * (rsh_console.c, rsh_net.c). Facts: hardware-notes
  * §4.3-§4.10; wire format in rsh_tmfifo_proto.h.
  *
  * Threads: fields marked "poll lcore" are written only by the poll lcore;

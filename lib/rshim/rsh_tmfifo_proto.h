@@ -2,9 +2,9 @@
 /*
  * TM FIFO wire format: layout and encode/decode inlines only.
  *
- * Facts: reference/rshim-host-interface.md §4.2 (word byte order), §4.3
+ * Facts: hardware-notes §4.2 (word byte order), §4.3
  * (header, checksum), §4.4 (limits), §4.7 (control messages) and
- * reference/dpu-side-tmfifo.md §2 (the ARM side's view of the same words).
+ * hardware-notes §D2 (the ARM side's view of the same words).
  *
  * Every message is one 8-byte header word, then `len` payload bytes packed
  * little-endian 8 per word, zero-padded to the next word. A header with
@@ -30,7 +30,7 @@
 #define RSH_TMF_TYPE_MAC_2 0xFF    /* bytes 3-5: MAC[3..5] */
 #define RSH_TMF_TYPE_CTRL_FIRST RSH_TMF_TYPE_VLAN_ID
 
-/* Length limits, §4.4 and dpu-side-tmfifo.md §2.5. */
+/* Length limits, §4.4 and hardware-notes §D2.5. */
 #define RSH_TMF_HOST_NET_MAX 1536u /* host Rx/Tx net payload (ETH_PKT_SIZE) */
 #define RSH_TMF_ARM_NET_MAX 1518u  /* ARM Rx drop threshold, MTU + 18 */
 #define RSH_TMF_LEN_MAX 0xFFFFu    /* 16-bit field */

@@ -2,7 +2,7 @@
 /*
  * Ethernet frames the tests send to the emulated DPU's network end: the
  * tmfifo addressing convention (host 192.168.100.1 / 00:1A:CA:FF:FF:02,
- * DPU 192.168.100.2 / RSH_SIM_PEER_MAC, reference rshim-host-interface.md
+ * DPU 192.168.100.2 / RSH_SIM_PEER_MAC, hardware-notes
  * §4.8), an ARP request and an ICMP echo request. Include rsh_sim_peer.h
  * first.
  */

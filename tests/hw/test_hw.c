@@ -19,6 +19,7 @@
 
 #include "rsh.h"
 #include "rsh_bfb.h"
+#include "rsh_regs.h"
 #include "rsh_test_eal.h"
 
 #define RSH_HW_SKIP 77

@@ -59,8 +59,8 @@ for gen in bf1 bf2 bf3; do
 	fi
 done
 
-# EAL arguments before "--" replace the defaults (here: one lcore, so the
-# poll loop runs on a control thread, and ordinary memory).
+# EAL arguments before "--" are merged with the defaults (here: one lcore,
+# so the poll loop runs on a control thread, and ordinary memory).
 "$app" --no-huge --no-shconf -m 128 --no-pci -l 0 --log-level=lib.eal:error -- \
 	--quiet --device sim:bf2 --push-boot "$demo" >"$tmp/out" 2>"$tmp/err" </dev/null
 rc=$?

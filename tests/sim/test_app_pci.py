@@ -6,9 +6,10 @@ No BlueField here: a fake tree (vendor/device/class/revision files, a sparse
 resource0, config space, driver and iommu_group links) stands for /sys, and
 the app is run with --sysfs-root. The direct backend maps the fake resource0,
 so a whole push lands in that file: the test reads back the registers at the
-BF3 offsets (reference/rshim-host-interface.md §1.5).
+BF3 offsets (hardware-notes §1.5).
 """
 
+import json
 import os
 import shutil
 import struct
@@ -98,11 +99,13 @@ class AppPciTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.root)
 
-    def app(self, *args, rc=0):
-        p = subprocess.run([APP, "--quiet", "--sysfs-root", self.root] + list(args),
+    def app(self, *args, rc=0, eal=False):
+        argv = list(args) if eal else ["--quiet", "--sysfs-root", self.root] + list(args)
+        p = subprocess.run([APP] + argv,
                            capture_output=True, text=True, env=ENV,
                            stdin=subprocess.DEVNULL, timeout=60)
-        self.assertEqual(p.returncode, rc, p.stdout + p.stderr)
+        if rc is not None:
+            self.assertEqual(p.returncode, rc, p.stdout + p.stderr)
         return p
 
     def one_line(self, p, *words):
@@ -122,6 +125,57 @@ class AppPciTest(unittest.TestCase):
         self.assertNotIn("0000:00:1f.0", out)
         self.assertNotIn("sim:bf3", out)
         self.assertIn("sim:bf3", self.app("--list", "--sim").stdout)
+
+    def test_list_usability(self):
+        out = self.app("--list").stdout
+        self.assertRegex(out, r"0000:03:00.2 .*mlx5_core .*1 MiB .*unusable: bound to mlx5_core")
+        self.assertIn("fix: rshim-devbind.py -b vfio-pci 0000:03:00.2", out)
+        self.assertRegex(out, r"0000:65:00.1 .*8 MiB .*unusable: not bound")
+        doc = json.loads(self.app("--list", "--json").stdout)
+        by = {d["device"]: d for d in doc["devices"]}
+        self.assertEqual(by["0000:03:00.2"]["kernel_driver"], "mlx5_core")
+        self.assertFalse(by["0000:03:00.2"]["usable"])
+        self.assertEqual(by["0000:65:00.1"]["bar0_bytes"], 0x800000)
+        self.assertTrue(by["0000:65:00.1"]["link_degraded"])
+
+    def test_list_nothing_found(self):
+        empty = tempfile.mkdtemp(prefix="rsh-app-empty-")
+        try:
+            p = subprocess.run([APP, "--list", "--sysfs-root", empty],
+                               capture_output=True, text=True, env=ENV,
+                               stdin=subprocess.DEVNULL, timeout=60)
+            self.assertEqual(p.returncode, 4, p.stderr)
+            self.assertIn("no rshim function found", p.stderr)
+        finally:
+            shutil.rmtree(empty)
+
+    def test_no_device_never_the_emulator(self):
+        """No --device and no usable function: list them, exit 4."""
+        p = self.app("--push-boot", DEMO, rc=4)
+        self.assertIn("no usable rshim function found", p.stderr)
+        self.assertIn("0000:03:00.2", p.stderr)
+        self.assertIn("--device sim:bf3", p.stderr)
+        self.assertNotIn("pushed", p.stdout)
+        self.assertNotIn("DPU is ready", p.stdout)
+
+    def test_no_device_single_usable(self):
+        """One usable function (vfio-pci): chosen without --device."""
+        make_fn(self.root, "0000:81:00.2", 0x15b3, 0xc2d3, 0x100000, "vfio-pci", 11)
+        p = self.app("--push-boot", DEMO, "--reset-delay", "0", rc=None)
+        self.assertNotIn("no usable rshim function", p.stderr)
+        self.assertIn("0000:81:00.2", p.stderr)
+
+    def test_poll_lcore_on_numa_node(self):
+        """The poll lcore runs on a CPU of the device's NUMA node."""
+        if os.cpu_count() < 2:
+            self.skipTest("one CPU")
+        write(os.path.join(self.root, "devices", "system", "node", "node0",
+                           "cpulist"), "1\n")
+        p = self.app("--log-level=user.rshim.app:info", "--", "--quiet",
+                     "--sysfs-root", self.root, "--device", "0000:65:00.1",
+                     "--mapping", "direct", "--reset-delay", "0", "--no-log",
+                     "--push-boot", DEMO, rc=None, eal=True)
+        self.assertIn("poll lcore on CPU 1, on the device's NUMA node 0", p.stderr)
 
     def test_list_degraded_link(self):
         line = [ln for ln in self.app("--list").stdout.splitlines()

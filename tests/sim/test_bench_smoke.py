@@ -55,6 +55,12 @@ class BenchSmoke(unittest.TestCase):
             if r["gen"] == "bf1":  # plus the reads BF1's drain rule needs
                 floor *= 1 + (credit - 1) // 15
             self.assertGreaterEqual(r["reads_per_mib"], floor * 0.99, r)
+            # rshim-pmd issues BF1's drain reads itself (hardware-notes §1.9);
+            # the reference daemon does not: the emulator adds them
+            if r["policy"] == "rshim-pmd":
+                self.assertEqual(r["forced_reads_per_mib"], 0, r)
+            elif r["gen"] == "bf1" and r["drain_bps"] == 0:  # full credits
+                self.assertGreater(r["forced_reads_per_mib"], 8000, r)
         cost = [r for r in rows if r["cost_model"]]
         self.assertGreater(len(cost), len(rows) // 2)
         for pmd, ref in zip(rows[0::2], rows[1::2]):

@@ -70,14 +70,79 @@ class DevbindTest(unittest.TestCase):
 
     def test_status_lists_rshim_only(self):
         out = self.run_tool("--status")
-        self.assertIn("0000:03:00.2 'BlueField-2' drv=mlx5_core "
-                      "iommu_group=7", out)
-        self.assertIn("0000:65:00.1 'BlueField-3' drv=none iommu_group=9",
+        self.assertIn("0000:03:00.2 'BlueField-2 rshim c2d3' drv=mlx5_core "
+                      "unused=vfio-pci", out)
+        self.assertIn("0000:65:00.1 'BlueField-3 rshim c2d5' unused=vfio-pci",
                       out)
-        self.assertIn("0000:04:00.0 'BlueField-2 livefish' drv=none", out)
-        self.assertIn("unsupported", out)
+        self.assertIn("0000:04:00.0 'BlueField-2 livefish rshim 0214' "
+                      "unused=vfio-pci *unsupported", out)
         self.assertNotIn("0000:03:00.0", out)
         self.assertNotIn("0000:00:1f.0", out)
+
+    def test_status_sections_like_dpdk_devbind(self):
+        make_fn(self.root, "0000:05:00.2", 0x15b3, 0xc2d4, "vfio-pci")
+        make_fn(self.root, "0000:02:00.2", 0x15b3, 0xc2d2, "vfio-pci")
+        out = self.run_tool("--status").split("\n")
+        dpdk = "BlueField rshim devices using DPDK-compatible driver"
+        kern = "BlueField rshim devices using kernel driver"
+        other = "Other BlueField rshim devices"
+        for title in (dpdk, kern, other):
+            i = out.index(title)
+            self.assertEqual(out[i + 1], "=" * len(title))
+            self.assertEqual(out[i - 1], "")
+        self.assertLess(out.index(dpdk), out.index(kern))
+        self.assertLess(out.index(kern), out.index(other))
+        i = out.index(dpdk)
+        # PCI order inside a section; the bound driver is not "unused".
+        self.assertEqual(out[i + 2], "0000:02:00.2 'BlueField-1 rshim c2d2' "
+                         "drv=vfio-pci unused=")
+        self.assertEqual(out[i + 3], "0000:05:00.2 'BlueField-3 rshim c2d4' "
+                         "drv=vfio-pci unused=")
+
+    def test_status_none_found(self):
+        shutil.rmtree(os.path.join(self.root, "bus", "pci", "devices"))
+        out = self.run_tool("--status")
+        self.assertIn("No 'BlueField rshim' devices detected", out)
+
+    def persist_dirs(self):
+        udev = os.path.join(self.root, "udev")
+        mods = os.path.join(self.root, "modules")
+        return udev, mods, ["--persist", "--no-driverctl", "--udev-dir", udev,
+                            "--modules-dir", mods]
+
+    def test_persist_udev_rule_and_module(self):
+        udev, mods, opts = self.persist_dirs()
+        out = self.run_tool("-b", "vfio-pci", "03:00.2", *opts)
+        self.assertIn("bound to vfio-pci at boot", out)
+        rules = read(udev, "90-rshim-pmd.rules")
+        self.assertIn('SUBSYSTEM=="pci", KERNEL=="0000:03:00.2", '
+                      'ATTR{driver_override}="vfio-pci"', rules)
+        self.assertIn("drivers_probe", rules)
+        self.assertEqual(read(mods, "rshim-pmd.conf"), "vfio_pci\n")
+        # A second function adds a rule; rebinding replaces, never doubles.
+        self.run_tool("-b", "vfio-pci", "65:00.1", *opts)
+        self.run_tool("-b", "vfio-pci", "03:00.2", *opts)
+        rules = read(udev, "90-rshim-pmd.rules")
+        self.assertEqual(rules.count('KERNEL=="0000:03:00.2"'), 1)
+        self.assertEqual(rules.count('KERNEL=="0000:65:00.1"'), 1)
+        # -u --persist drops only that function's rule.
+        out = self.run_tool("-u", "03:00.2", *opts)
+        self.assertIn("no longer bound at boot", out)
+        rules = read(udev, "90-rshim-pmd.rules")
+        self.assertNotIn("0000:03:00.2", rules)
+        self.assertIn('KERNEL=="0000:65:00.1"', rules)
+
+    def test_persist_dry_run_writes_nothing(self):
+        udev, mods, opts = self.persist_dirs()
+        out = self.run_tool("--dry-run", "-b", "vfio-pci", "03:00.2", *opts)
+        self.assertIn("would write " + os.path.join(udev, "90-rshim-pmd.rules"),
+                      out)
+        self.assertFalse(os.path.exists(udev))
+        self.assertFalse(os.path.exists(mods))
+
+    def test_persist_needs_bind_or_unbind(self):
+        out = self.run_tool("--persist", rc=2)
+        self.assertIn("--persist goes with -b or -u", out)
 
     def test_bind_vfio_override_unbind_bind(self):
         self.run_tool("-b", "vfio-pci", "pcie-0000:03:00.2")
@@ -130,7 +195,9 @@ class DevbindTest(unittest.TestCase):
         p = subprocess.run([sys.executable, SCRIPT, "--help"],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 0)
-        self.assertIn("examples:", p.stdout)
+        self.assertIn("Examples:", p.stdout)
+        self.assertIn("Options:", p.stdout)
+        self.assertIn("--persist", p.stdout)
         self.assertIn("-b vfio-pci 0000:03:00.2", p.stdout)
 
 

@@ -158,7 +158,7 @@ fi
 # shell prints 28 KB: the host holds it and every line arrives in order.
 # (28 KB stays under the ARM's 32 KiB console buffer: mlxbf-tmfifo, and
 # the emulator with it, drops console output beyond that on the DPU side,
-# dpu-side-tmfifo.md §3.7, whatever the host does.)
+# hardware-notes §D3.7, whatever the host does.)
 if start_app "sim:bf3,booted=1,armstall=300ms@200" --console; then
 	tcp "stall: TCP across an ARM stall" up
 	kill -STOP "$rpid"

@@ -2,7 +2,7 @@
 /*
  * Unit tests of lib/bfb: CRC-32, golden header bytes, writer/walker round
  * trip, trailing bytes, every violation kind, and the file validator.
- * Format facts: reference/dpu-side-tmfifo.md §6.3-§6.6.
+ * Format facts: hardware-notes §D6.3-§D6.6.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -192,7 +192,7 @@ test_crc32(void **state)
 	assert_int_equal(c, rsh_t_crc_ref(buf + 3, 4001));
 }
 
-/* Golden bytes of a one-image BFB: id 62, "hello" (§6.3). */
+/* Golden bytes of a one-image BFB: id 62, "hello" (§D6.3). */
 static void
 test_golden_hello(void **state)
 {
@@ -513,7 +513,7 @@ test_message(void **state)
 	assert_int_equal(res.err, RSH_BFB_ERR_EMPTY);
 }
 
-/* The id table of §6.4: spot checks and name <-> id round trips. */
+/* The id table of §D6.4: spot checks and name <-> id round trips. */
 static void
 test_id_names(void **state)
 {
@@ -538,7 +538,7 @@ test_id_names(void **state)
 		n++;
 		assert_int_equal(rsh_bfb_id_from_name(rsh_bfb_id_name(id)), id);
 	}
-	assert_int_equal(n, 46); /* entries in the §6.4 table */
+	assert_int_equal(n, 46); /* entries in the §D6.4 table */
 	assert_null(rsh_bfb_id_name(0));
 	assert_null(rsh_bfb_id_name(64));
 	assert_int_equal(rsh_bfb_id_from_name("nope"), -1);

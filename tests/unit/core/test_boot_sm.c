@@ -251,8 +251,8 @@ test_other_device_not_blocked(void **state)
 	while (rsh_t_mock_of(e.dev)->resets == 0)
 		rsh_t_sleep_ms(1);
 	for (unsigned int i = 0; i < 50; i++) {
-		assert_int_equal(rsh_dev_reg_write(other, RSH_SCRATCHPAD1, i), 0);
-		assert_int_equal(rsh_dev_reg_read(other, RSH_SCRATCHPAD1, &v), 0);
+		assert_int_equal(rsh_dev_reg_write(other, RSH_BREADCRUMB1, i), 0);
+		assert_int_equal(rsh_dev_reg_read(other, RSH_BREADCRUMB1, &v), 0);
 		assert_int_equal(v, i);
 	}
 	assert_int_equal(__atomic_load_n(&op.done, __ATOMIC_ACQUIRE), 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The SCRATCHPAD6 NIC-firmware reset handshake (reference
- * rshim-host-interface.md §6.7) with a mock backend that plays the
+ * hardware-notes §6.7) with a mock backend that plays the
  * firmware: it writes requests into SCRATCHPAD6 and raises "INTx".
  */
 #include <errno.h>

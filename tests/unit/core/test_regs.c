@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Golden offsets of the register table, reference rshim-host-interface.md §1.3/§1.5. */
+/* Golden offsets of the register table, hardware-notes §1.3/§1.5. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

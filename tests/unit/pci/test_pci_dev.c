@@ -5,6 +5,7 @@
  * rsh_dev_reg_read land at the decoded BAR offsets of the fake resource0
  * (BF2 SCRATCHPAD1 at 0x10C20, BF3 at 0xC40).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

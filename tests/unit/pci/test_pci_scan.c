@@ -2,7 +2,7 @@
 /*
  * drivers/pci discovery and probe identity checks against fake sysfs
  * trees: device-string forms, libpci scan (BF2, BF3, other vendors,
- * livefish, small BAR, degraded link), and the one-line errors of issue 4
+ * livefish, small BAR, degraded link), and the one-line errors the scan prints
  * §3 that happen before any mapping.
  */
 #include <setjmp.h>

@@ -58,6 +58,25 @@ test_args_good(void **state)
 	assert_int_equal(cfg.resetwin_ns, 60000000000ull);
 	assert_int_equal(cfg.resetdelay_ns, 250000);
 	assert_int_equal(cfg.gone_offset, RSH_SIM_NO_OFFSET);
+	assert_true(cfg.arm.ctrl_ignore); /* the public peers never answer */
+	assert_int_equal(cfg.owner, RSH_SIM_OWNER_NONE);
+	assert_int_equal(rsh_sim_args_parse("sim:bf2,gone=tm:64K,"
+		"armreset@time:250ms,owner=bmc-request,lock=1,rst=nic:45ms@2s,"
+		"crash=exception,shared=t-1,ctrl=reply,oversize=3", &cfg), 0);
+	assert_int_equal(cfg.gone.kind, RSH_SIM_TRIG_TM);
+	assert_int_equal(cfg.gone.at, 65536);
+	assert_int_equal(cfg.gone_offset, RSH_SIM_NO_OFFSET);
+	assert_int_equal(cfg.armreset.kind, RSH_SIM_TRIG_TIME);
+	assert_int_equal(cfg.armreset.at, 250000000);
+	assert_int_equal(cfg.owner, RSH_SIM_OWNER_BMC_REQ);
+	assert_true(cfg.locked);
+	assert_int_equal(cfg.rst.type, 2);
+	assert_int_equal(cfg.rst.downtime, 5); /* 45 ms rounded up to 10 ms units */
+	assert_int_equal(cfg.rst.at_ns, 2000000000ull);
+	assert_int_equal(cfg.crash, 2);
+	assert_string_equal(cfg.shared, "t-1");
+	assert_false(cfg.arm.ctrl_ignore);
+	assert_int_equal(cfg.arm.oversize_at, 3);
 
 	rsh_t_sim_open(&t, "sim:bf3,resetdelay=7ms,rev=2");
 	assert_string_equal(t.be->name, "sim:bf3,resetdelay=7ms,rev=2");
@@ -80,16 +99,24 @@ test_args_bad(void **state)
 	static const struct { const char *s; const char *want; } cases[] = {
 		{ "sim:bf4", "sim:bf4: unknown generation 'bf4' (valid: bf1, bf2, bf3)" },
 		{ "sim:", "unknown generation ''" },
-		{ "sim:bf3,drian=1M", "sim:bf3,drian=1M: unknown option 'drian' (valid: drain=<rate>, stall=<dur>@<offset>, gone@<offset>, resetwin=<dur>, resetdelay=<dur>" },
-		{ "sim:bf3,drain=fast", "sim:bf3,drain=fast: bad value 'fast' for drain (expected <rate>" },
-		{ "sim:bf3,drain=1T", "bad value '1T' for drain" },
+		{ "sim:bf3,drian=1M", "sim:bf3,drian=1M: unknown option 'drian' (valid: drain=<rate>, stall=<dur>@<off>, gone@<trigger>, armreset@<trigger>, resetwin=<dur>" },
+		{ "sim:bf3,drain=fast", "sim:bf3,drain=fast: bad value 'fast' for drain (expected drain=<rate>: boot-ROM consumer speed" },
+		{ "sim:bf3,drain=1Q", "bad value '1Q' for drain" },
 		{ "sim:bf3,drain=-5", "bad value '-5' for drain" },
-		{ "sim:bf3,stall=2s", "bad value '2s' for stall (expected <dur>@<offset>" },
+		{ "sim:bf3,stall=2s", "bad value '2s' for stall (expected stall=<dur>@<off>" },
 		{ "sim:bf3,stall=2x@1M", "bad value '2x@1M' for stall" },
 		{ "sim:bf3,stall=1s@5Q", "bad value '1s@5Q' for stall" },
-		{ "sim:bf3,resetwin=5", "bad value '5' for resetwin (expected <dur>: a number with ns, us, ms, s or m" },
-		{ "sim:bf3,gone=1M", "option 'gone' needs a value: gone@<offset>" },
-		{ "sim:bf3,gone@", "bad value '' for gone" },
+		{ "sim:bf3,resetwin=5", "bad value '5' for resetwin (expected resetwin=<dur>" },
+		{ "sim:bf3,gone", "option 'gone' needs a value: gone@<trigger>" },
+		{ "sim:bf3,gone@", "option 'gone' needs a value: gone@<trigger>" },
+		{ "sim:bf3,gone@tm:x", "bad value 'tm:x' for gone" },
+		{ "sim:bf3,gone@time:5", "bad value 'time:5' for gone" },
+		{ "sim:bf3,owner=cat", "bad value 'cat' for owner" },
+		{ "sim:bf3,rst=dpu", "bad value 'dpu' for rst" },
+		{ "sim:bf3,rst=cpu@1s", "bad value 'cpu@1s' for rst" },
+		{ "sim:bf3,crash=oops", "bad value 'oops' for crash" },
+		{ "sim:bf3,shared=a/b", "bad value 'a/b' for shared" },
+		{ "sim:bf3,,drain=1", "unknown option ''" },
 		{ "sim:bf3,rev=300", "bad value '300' for rev" },
 		{ "sim:bf3,bootctl=4", "bad value '4' for bootctl" },
 		{ "sim:bf3,drain=1M,drain=2M", "option 'drain' given twice" },
@@ -134,7 +161,7 @@ test_scan_match(void **state)
 		assert_string_equal(info[i].driver, "sim");
 		assert_int_equal(info[i].gen, (int)(i + 1));
 		assert_true(info[i].supported);
-		assert_non_null(strstr(info[i].detail, "drain="));
+		assert_non_null(strstr(info[i].detail, "drain, stall, gone"));
 	}
 	assert_int_equal(info[2].bar_size, RSH_BAR0_SIZE_BF3);
 	assert_int_equal(drv->scan(NULL, info, 1), 3);
@@ -361,7 +388,7 @@ test_scratch_buf(void **state)
 	rsh_t_sim_close(&t);
 }
 
-/* TM FIFO pair: drop on full, all-ones on empty, CTL fields (§1.2). */
+/* TM FIFO pair: drop on full, all-ones on empty, CTL fields (§D1.2). */
 static void
 test_tmfifo(void **state)
 {

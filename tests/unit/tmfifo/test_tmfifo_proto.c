@@ -18,7 +18,7 @@
 
 #include "rsh_tmfifo_proto.h"
 
-/* Golden vectors, reference §4.3 and dpu-side-tmfifo.md §2.1. */
+/* Golden vectors, hardware-notes §4.3 and hardware-notes §D2.1. */
 static void
 test_golden_vectors(void **state)
 {

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two emulated devices never collide on a network namespace name: the
+ * host-wide claims of rsh_sim_nslock.c, within one process and across
+ * processes, and (where namespaces can be made) an instance refusing the
+ * namespace another live instance uses instead of "removing a stale" one.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "rsh_sim_peer.h"
+
+static char rsh_t_dir[64];
+
+/* `ip netns list` shows name. */
+static bool
+rsh_t_listed(const char *name)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = popen("ip netns list 2>/dev/null", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, name, strlen(name)) == 0 &&
+		    (line[strlen(name)] == '\n' || line[strlen(name)] == ' '))
+			found = true;
+	pclose(f);
+	return found;
+}
+
+/* One process: a held index is busy (holder = us), the first free index
+ * skips it, a released one is free again. */
+static void
+test_claim_local(void **state)
+{
+	pid_t holder;
+	unsigned int idx;
+	int a, b, c;
+
+	(void)state;
+	a = rsh_sim_nslock_claim(0, &holder);
+	assert_true(a >= 0);
+	assert_int_equal(rsh_sim_nslock_claim(0, &holder), -EBUSY);
+	assert_int_equal(holder, getpid());
+	b = rsh_sim_nslock_claim_free(&idx);
+	assert_true(b >= 0);
+	assert_int_equal(idx, 1);
+	rsh_sim_nslock_release(a);
+	c = rsh_sim_nslock_claim(0, &holder);
+	assert_true(c >= 0);
+	rsh_sim_nslock_release(b);
+	rsh_sim_nslock_release(c);
+}
+
+/* Across processes: busy while the child lives, free once it is gone
+ * (however it ended: the kernel drops the lock). */
+static void
+test_claim_cross_process(void **state)
+{
+	int go[2], done[2], st, fd;
+	pid_t child, holder;
+	char c = 0;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pid_t h;
+
+		if (rsh_sim_nslock_claim(7, &h) < 0)
+			_exit(3);
+		if (write(go[1], "x", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(4);
+		_exit(0); /* no release: exit drops it */
+	}
+	assert_int_equal(read(go[0], &c, 1), 1);
+	assert_int_equal(rsh_sim_nslock_claim(7, &holder), -EBUSY);
+	assert_int_equal(holder, child);
+	assert_int_equal(write(done[1], "x", 1), 1);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	fd = rsh_sim_nslock_claim(7, &holder);
+	assert_true(fd >= 0);
+	rsh_sim_nslock_release(fd);
+	close(go[0]); close(go[1]); close(done[0]); close(done[1]);
+}
+
+/* With real namespaces (root): a child instance owns rshim-sim<N>; our
+ * explicit peer=N is refused with -EBUSY and its namespace stays; an
+ * automatic index picks another name. */
+static void
+test_netns_no_collision(void **state)
+{
+	struct rsh_sim_peer_opts o = { .auto_index = true, .no_shell = true };
+	struct rsh_sim_peer *p = NULL;
+	int go[2], done[2], st;
+	unsigned int idx = 0;
+	char name[32], c;
+	pid_t child;
+
+	(void)state;
+	if (getenv("RSH_T_NETNS") == NULL)
+		skip();
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct rsh_sim_peer *cp;
+
+		if (rsh_sim_peer_create(&o, &cp) != 0)
+			_exit(3);
+		idx = rsh_sim_peer_is_netns(cp) ? rsh_sim_peer_index(cp) : ~0u;
+		if (write(go[1], &idx, sizeof(idx)) != sizeof(idx) ||
+		    read(done[0], &c, 1) != 1)
+			_exit(4);
+		rsh_sim_peer_destroy(cp);
+		_exit(0);
+	}
+	assert_int_equal(read(go[0], &idx, sizeof(idx)), sizeof(idx));
+	if (idx == ~0u) { /* no namespaces here */
+		assert_int_equal(write(done[1], "x", 1), 1);
+		waitpid(child, &st, 0);
+		skip();
+	}
+	snprintf(name, sizeof(name), "rshim-sim%u", idx);
+	assert_true(rsh_t_listed(name));
+	o.auto_index = false;
+	o.index = idx;
+	assert_int_equal(rsh_sim_peer_create(&o, &p), -EBUSY);
+	assert_true(rsh_t_listed(name)); /* not removed as "stale" */
+	o.auto_index = true;
+	assert_int_equal(rsh_sim_peer_create(&o, &p), 0);
+	assert_int_not_equal(rsh_sim_peer_index(p), idx);
+	rsh_sim_peer_destroy(p);
+	assert_int_equal(write(done[1], "x", 1), 1);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_false(rsh_t_listed(name));
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_claim_local),
+		cmocka_unit_test(test_claim_cross_process),
+		cmocka_unit_test(test_netns_no_collision),
+	};
+	int rc;
+
+	snprintf(rsh_t_dir, sizeof(rsh_t_dir), "/tmp/rsh-t-nslock.%ld",
+		 (long)getpid());
+	if (argc > 1 && strcmp(argv[1], "--netns") == 0)
+		setenv("RSH_T_NETNS", "1", 1); /* real /run/rshim-sim */
+	else
+		setenv("RSHIM_SIM_LOCK_DIR", rsh_t_dir, 1);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (getenv("RSH_T_NETNS") == NULL) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", rsh_t_dir);
+		if (system(cmd) != 0)
+			rc = rc ? rc : 1;
+	}
+	return rc;
+}
