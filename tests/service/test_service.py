@@ -169,11 +169,17 @@ class ServiceTest(unittest.TestCase):
         misc_write(s, BASE, "BOOT_MODE 0\n")
         self.assertIn("BOOT_MODE       0", misc_lines(s, BASE))
         for bad, err in (("NO_SUCH 1\n", errno.EINVAL), ("BOOT_TIMEOUT x\n", errno.EINVAL),
-                         ("FORCE_CMD 1\n", errno.EOPNOTSUPP)):
+                         ("FORCE_CMD 1\n", errno.EINVAL),  # not in drop mode
+                         ("OPN_STR ABC\n", errno.EOPNOTSUPP)):
             with self.assertRaises(OSError) as cm:
                 misc_write(s, BASE, bad)
             self.assertEqual(cm.exception.errno, err, bad)
-        self.assertEqual(len([a for a in audit_lines(s) if "misc write" in a]), 6)
+        # A software reset through misc, audited like every write.
+        misc_write(s, BASE, "SW_RESET 1\n")
+        self.assertIn("DEV_NAME", misc_lines(s, BASE))
+        writes = [a for a in audit_lines(s) if "misc write" in a]
+        self.assertEqual(len(writes), 8)
+        self.assertTrue(writes[-1].endswith('misc write "SW_RESET 1": ok'), writes[-1])
 
     def test_register_ioctls(self):
         s = self.svc(["bf3", "bf2"])
@@ -188,8 +194,10 @@ class ServiceTest(unittest.TestCase):
         with open(n2, "r+b") as f:
             fcntl.ioctl(f, IOC_READ, buf, True)
         self.assertEqual(struct.unpack("<IQ", bytes(buf))[1], 0xABCDEF0123)
+        # Any register of the window, not only the driver's table.
+        ioctl2(n3, IOC_READ2, 0x13000c60)
         for args, err in (((IOC_READ2, BF3_SCRATCHPAD2, 0, 3), errno.EINVAL),
-                          ((IOC_READ2, 0x13555550), errno.EINVAL),
+                          ((IOC_READ2, 0x13000c4c), errno.EINVAL),
                           ((IOC_READ2, 0x14000000), errno.EINVAL),
                           ((0xC00E5200, BF3_SCRATCHPAD2), errno.ENOTTY)):
             with self.assertRaises(OSError) as cm:
