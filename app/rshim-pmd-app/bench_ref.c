@@ -46,7 +46,7 @@ struct rsh_ref {
 	size_t work_got;
 	bool work_ready;
 	bool stop;
-	uint8_t buf[2][RSH_REF_BUF];   /* CUSE thread only */
+	_Alignas(8) uint8_t buf[2][RSH_REF_BUF]; /* CUSE thread only; words */
 	double last_progress;          /* CUSE thread only */
 	uint64_t bytes;                /* worker: words written * 8 */
 	uint64_t short_writes, full_sleeps, bad_reads;

@@ -614,10 +614,10 @@ rsh_sim_match(const char *devstr)
 static void
 rsh_sim_scan_detail(struct rsh_dev_info *d)
 {
-	char list[sizeof(d->detail)];
+	char list[sizeof(d->detail) - 40];
 
 	rsh_sim_args_list(list, sizeof(list), true);
-	snprintf(d->detail, sizeof(d->detail), "emulated %s; options: %.150s",
+	snprintf(d->detail, sizeof(d->detail), "emulated %.12s; options: %s",
 		 rsh_gen_name(d->gen), list);
 }
 

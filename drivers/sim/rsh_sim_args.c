@@ -479,13 +479,17 @@ rsh_sim_args_list(char *buf, size_t len, bool keys_only)
 	if (len == 0)
 		return;
 	buf[0] = '\0';
-	for (i = 0; i < RSH_SIM_N_OPTS && used < len; i++) {
+	for (i = 0; i < RSH_SIM_N_OPTS; i++) {
 		if (keys_only)
 			snprintf(f, sizeof(f), "%s", rsh_sim_opts[i].key);
 		else
 			rsh_sim_opt_form(&rsh_sim_opts[i], f, sizeof(f));
-		used += snprintf(buf + used, len - used, "%s%s",
-				 i > 0 ? ", " : "", f);
+		if (used + 2 + strlen(f) + 5 >= len) { /* whole words only */
+			snprintf(buf + used, len - used, ", ...");
+			return;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i > 0 ? ", " : "", f);
 	}
 }
 
@@ -603,8 +607,8 @@ rsh_sim_args_precheck(const char *devstr, char *opts)
 		const struct rsh_sim_opt *o = rsh_sim_opt_find(tok, klen);
 
 		if (o == NULL) {
-			rsh_sim_args_list(list, sizeof(list), false);
-			rsh_err_set("%s: unknown option '%.*s' (valid: %s)",
+			rsh_sim_args_list(list, sizeof(list), true);
+			rsh_err_set("%s: unknown option '%.*s'; valid: %s",
 				    devstr, (int)klen, tok, list);
 			return -EINVAL;
 		}

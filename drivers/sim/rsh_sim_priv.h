@@ -48,7 +48,7 @@ struct rsh_sim_arm_cfg {
 	bool booted;            /* booted=1: up at power-on and eMMC resets */
 	bool no_peer;           /* peer=none: responder + line echo */
 	bool ctrl_ignore;       /* ctrl=ignore: drop 0xFB-0xFF like Linux */
-	int peer_index;         /* peer=<N>; -1 = per-process counter */
+	int peer_index;         /* peer=<N>; -1 = first free N, host-wide */
 	uint64_t poll_ns;       /* armpoll=<dur>: idle fd poll interval */
 	uint64_t corrupt_at;    /* corrupt@<n>: n-th message sent */
 	uint64_t oversize_at;   /* oversize@<n>: n-th message sent */

@@ -400,8 +400,16 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 		rsh_own_set_locked(dev);
 		return 0;
 	}
-	if (__atomic_exchange_n(&o->locked, 0, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&o->locked, 0, __ATOMIC_ACQ_REL)) {
 		RSH_DEV_LOG(NOTICE, dev, "secure NIC mode lifted (SCRATCHPAD1 no longer reads LOCK)");
+		/* We wrote nothing while locked: a keepalive there now is
+		 * another driver's, which took the device meanwhile (§6.6). */
+		if (v == RSH_OWN_KEEPALIVE) {
+			rsh_own_enter_drop(dev, false);
+			RSH_DEV_LOG(NOTICE, dev, "another rshim driver owns the device since secure NIC mode; now in drop mode");
+			return 1;
+		}
+	}
 	if (v == RSH_OWN_OSP_REQ && !o->no_release) {
 		o->rel = RSH_OWN_REL_ACKING;
 		o->acks_left = RSH_OWN_ACKS;

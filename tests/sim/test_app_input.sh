@@ -94,7 +94,7 @@ fi
 
 # Bad devices and options.
 run bad-gen 4 --device sim:bf9 --push-boot "$demo" && expect_line bad-gen "sim:bf9" "bf3"
-run bad-opt 4 --device sim:bf3,drian=1M --push-boot "$demo" && expect_line bad-opt "drian" "drain="
+run bad-opt 4 --device sim:bf3,drian=1M --push-boot "$demo" && expect_line bad-opt "drian" "valid: drain"
 run bad-dev 4 --device nonsense --push-boot "$demo" && expect_line bad-dev "nonsense"
 run bad-flag 2 --push-boot "$demo" --frobnicate && expect_line bad-flag "--frobnicate"
 run no-mode 2 --device sim:bf3 && expect_line no-mode "nothing to do"

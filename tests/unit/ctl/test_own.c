@@ -481,9 +481,37 @@ test_locked(void **state)
 	rsh_t_sleep_ms(500);
 	rsh_dev_own_info(dev, &oi);
 	assert_false(oi.locked);
+	assert_false(oi.dropped);
 	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
+	free(m);
+}
+
+/* The lock lifted with another driver's keepalive already there: it took
+ * the device meanwhile, so we drop. */
+static void
+test_locked_then_taken(void **state)
+{
+	struct rsh_t_mock *m = rsh_t_mock_new();
+	struct rsh_own_info oi;
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+
+	(void)state;
+	m->regs[T_SP1] = RSH_OWN_LOCK;
+	assert_int_equal(rsh_dev_open("mock:m", NULL, &dev), 0);
+	p = rsh_t_poll(dev);
+	rsh_t_sleep_ms(250);
+	rsh_t_set(m, T_SP1, RSH_OWN_KEEPALIVE); /* the BMC's */
+	for (int i = 0; i < 20 && !rsh_own_dropped(&dev->own); i++)
+		rsh_t_sleep_ms(50);
+	rsh_dev_own_info(dev, &oi);
+	assert_true(oi.dropped);
+	assert_false(oi.locked);
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE); /* left alone */
 	free(m);
 }
 
@@ -594,6 +622,7 @@ main(void)
 		cmocka_unit_test(test_check_during_reset_delay),
 		cmocka_unit_test(test_other_starts_after_us),
 		cmocka_unit_test(test_locked),
+		cmocka_unit_test(test_locked_then_taken),
 		cmocka_unit_test(test_drop_undrop),
 		cmocka_unit_test(test_debug_code),
 		cmocka_unit_test(test_log_crash_record),

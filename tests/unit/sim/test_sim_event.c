@@ -381,6 +381,31 @@ test_inject(void **state)
 	rsh_t_sim_close(&t);
 }
 
+/* The other driver runs during our reset window too: a BMC that asks for
+ * the device while the ARM resets has its OSP_REQ in SCRATCHPAD1 when the
+ * registers answer again; our keepalive written in the window is lost. */
+static void
+test_owner_during_reset(void **state)
+{
+	struct rsh_t_sim t;
+	uint64_t v, end;
+
+	(void)state;
+	rsh_t_sim_open(&t, "sim:bf3,resetwin=300ms");
+	rsh_t_wr(&t, RSH_SCRATCHPAD1, T_KEEPALIVE); /* we own it */
+	v = rsh_t_rd(&t, RSH_RESET_CONTROL);
+	rsh_t_wr(&t, RSH_RESET_CONTROL, (v & ~0xFFFFFFFFull) | 0xCA710001ull);
+	assert_int_equal(rsh_t_rd(&t, RSH_SCRATCHPAD1), 0xBAD00ACCE55ull);
+	assert_int_equal(rsh_sim_inject(t.be, RSH_SIM_EV_OWNER, 3), 0);
+	rsh_t_wr(&t, RSH_SCRATCHPAD1, T_KEEPALIVE); /* ignored: in reset */
+	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+	while (rsh_reg_val_is_bad(v = rsh_t_rd(&t, RSH_SCRATCHPAD1)))
+		assert_true(rte_get_timer_cycles() < end);
+	assert_int_equal(v, T_OSP_REQ);
+	assert_true(rsh_t_stats(&t).bmc_requests >= 1);
+	rsh_t_sim_close(&t);
+}
+
 /* shared=NAME: two opens meet on the same registers; a later opener does
  * not power them on again; another generation is refused; the last
  * close removes the segment. */
@@ -429,6 +454,7 @@ main(void)
 		cmocka_unit_test(test_time_trigger),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_owner_during_reset),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
