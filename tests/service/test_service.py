@@ -448,7 +448,7 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(os.listdir(s.run_dir), [])
         for t in taps:
             self.assertFalse(os.path.exists("/sys/class/net/" + t))
-        self.assertFalse(os.path.exists("/var/run/dpdk/%s/dpdk_telemetry.v2" % s.prefix))
+        self.assertFalse(os.path.exists("/var/run/dpdk/%s" % s.prefix))
 
 
 if __name__ == "__main__":
