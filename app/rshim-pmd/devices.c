@@ -344,6 +344,7 @@ rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
 		rsh_svc_slot_free(s, d);
 		return NULL;
 	}
+	rsh_svc_misc_init(d);
 	return d;
 }
 

@@ -391,6 +391,19 @@ rsh_svc_run(struct rsh_svc *s, const sigset_t *set)
 	return RSH_SVC_EXIT_OK;
 }
 
+/* DPDK's runtime directory of this process, once EAL ran. */
+static char rsh_svc_rundir[PATH_MAX];
+
+/* At exit, after EAL removed its telemetry socket: the empty runtime
+ * directory goes too (nothing of the service is left in /run). */
+static void
+rsh_svc_rm_rundir(void)
+{
+	if (rsh_svc_rundir[0] != '\0' && rmdir(rsh_svc_rundir) < 0 && errno != ENOENT)
+		fprintf(stderr, "rshim-pmd: cannot remove %s: %s\n", rsh_svc_rundir,
+			strerror(errno));
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -419,6 +432,8 @@ main(int argc, char **argv)
 		return code;
 	if (rsh_svc_daemonise(&s) < 0)
 		return RSH_SVC_EXIT_FAIL;
+	/* Before EAL registers its exit handlers: this one runs after them. */
+	atexit(rsh_svc_rm_rundir);
 	/* Every thread inherits the mask: signals arrive in the main loop. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -432,6 +447,7 @@ main(int argc, char **argv)
 	code = rsh_svc_run(&s, &set);
 	rsh_svc_stop_all(&s);
 	RSH_SVC_LOG(NOTICE, "-", "stopped");
+	snprintf(rsh_svc_rundir, sizeof(rsh_svc_rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	return code;
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * /dev/rshimN/misc (text, hardware-notes §5.4/§5.5) and the register
- * ioctls of /dev/rshimN/rshim (§5.3), through the public API plus the
- * in-tree register table (rsh_regs.h: address decode, field masks), which
- * is not installed.
+ * ioctls of /dev/rshimN/rshim (§5.3), on the library's control API
+ * (rsh_misc_read/write, rsh_reg_req_parse/rsh_dev_reg_req). The
+ * in-tree register table (rsh_regs.h, not installed) decodes the
+ * channel<<16|offset form of a BlueField-3 address.
  *
- * What the public API cannot do yet is refused with EOPNOTSUPP and one log
- * line: DROP_MODE, FORCE_CMD, SW_RESET, DEBUG_CODE, OPN_STR writes, and
- * register addresses outside the driver's register table.
+ * The service mirrors DISPLAY_LEVEL, BOOT_TIMEOUT, CLEAR_ON_READ and
+ * BOOT_RESET_SKIP: BOOT_TIMEOUT is the stall deadline of its pushes, and
+ * while a push owns the device (the library answers EBUSY) misc is
+ * rendered here from the mirror and the registers the API can read.
  * FUSE threads.
  */
 #include <errno.h>
@@ -133,9 +135,9 @@ rsh_svc_misc_log(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	return n;
 }
 
-/* Render the misc text for one open. @return its length. */
-int
-rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size)
+/* The misc text from the service's mirror (while a push runs). */
+static int
+rsh_svc_misc_fallback(struct rsh_svc_dev *d, char *buf, size_t size)
 {
 	size_t n = rsh_svc_misc_basic(d, buf, size, 0);
 
@@ -144,6 +146,15 @@ rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size)
 	if (d->display_level >= 2)
 		n = rsh_svc_misc_log(d, buf, size, n);
 	return (int)n;
+}
+
+/* Render the misc text for one open. @return its length. */
+int
+rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size)
+{
+	int rc = rsh_misc_read(d->dev, buf, size);
+
+	return rc >= 0 ? rc : rsh_svc_misc_fallback(d, buf, size);
 }
 
 /* Parse an integer in any base (0x… hex); -EINVAL when not a number. */
@@ -159,57 +170,39 @@ rsh_svc_num(const char *v, int base, uint64_t *out)
 	return errno != 0 || end == v || (*end != '\0' && *end != '\n') ? -EINVAL : 0;
 }
 
-/* PEER_MAC xx:xx:xx:xx:xx:xx. */
-static int
-rsh_svc_misc_mac(struct rsh_svc_dev *d, const char *v)
+/* Mirror a key the service also uses (after the library took it). */
+static void
+rsh_svc_misc_mirror(struct rsh_svc_dev *d, const char *key, const char *v)
 {
-	unsigned int m[6];
-	uint8_t mac[6];
+	uint64_t x;
 
-	if (v == NULL || sscanf(v, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
-				&m[4], &m[5]) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)m[i];
-	return rsh_tmfifo_ctrl_set_mac(d->dev, mac);
+	if (rsh_svc_num(v, strcmp(key, "BOOT_RESET_SKIP") == 0 ? 16 : 10, &x) < 0)
+		return;
+	pthread_mutex_lock(&d->mu);
+	if (strcmp(key, "DISPLAY_LEVEL") == 0)
+		d->display_level = x > 2 ? 2 : (int)x;
+	else if (strcmp(key, "CLEAR_ON_READ") == 0)
+		d->clear_on_read = x != 0;
+	else if (strcmp(key, "BOOT_RESET_SKIP") == 0)
+		d->boot_reset_skip = x != 0;
+	else if (strcmp(key, "BOOT_TIMEOUT") == 0)
+		d->boot_timeout_s = x == 0 ? 1 : (unsigned int)x;
+	pthread_mutex_unlock(&d->mu);
 }
 
-/* Keys the public API can serve today. -ENOENT: not one of them. */
-static int
-rsh_svc_misc_key(struct rsh_svc_dev *d, const char *key, const char *v, const char *v2)
+/* Apply the configuration's DISPLAY_LEVEL and BOOT_TIMEOUT to a new
+ * device (the library keeps the misc state). */
+void
+rsh_svc_misc_init(struct rsh_svc_dev *d)
 {
-	uint64_t x, y;
+	char line[64];
 
-	if (strcmp(key, "DISPLAY_LEVEL") == 0 || strcmp(key, "BOOT_TIMEOUT") == 0 ||
-	    strcmp(key, "CLEAR_ON_READ") == 0 || strcmp(key, "BOOT_RESET_SKIP") == 0) {
-		if (rsh_svc_num(v, key[5] == 'R' ? 16 : 10, &x) < 0)
-			return -EINVAL;
-		pthread_mutex_lock(&d->mu);
-		if (key[0] == 'D')
-			d->display_level = x > 2 ? 2 : (int)x;
-		else if (key[0] == 'C')
-			d->clear_on_read = x != 0;
-		else if (key[5] == 'R')
-			d->boot_reset_skip = x != 0;
-		else
-			d->boot_timeout_s = x == 0 ? 1 : (unsigned int)x;
-		pthread_mutex_unlock(&d->mu);
-		return 0;
-	}
-	if (strcmp(key, "BOOT_MODE") == 0)
-		return rsh_svc_num(v, 16, &x) < 0 ? -EINVAL :
-		       rsh_dev_reg_write(d->dev, RSH_BOOT_CONTROL, x & RSH_BOOT_CONTROL__MODE_MASK);
-	if (strcmp(key, "PEER_MAC") == 0)
-		return rsh_svc_misc_mac(d, v);
-	if (strcmp(key, "PXE_ID") == 0)
-		return rsh_svc_num(v, 16, &x) < 0 ? -EINVAL :
-		       rsh_tmfifo_ctrl_set_pxe(d->dev, (uint32_t)x);
-	if (strcmp(key, "VLAN_ID") == 0)
-		return rsh_svc_num(v, 10, &x) < 0 || rsh_svc_num(v2, 10, &y) < 0 ? -EINVAL :
-		       rsh_tmfifo_ctrl_set_vlan(d->dev, (uint16_t)x, (uint16_t)y);
-	if (strcmp(key, "DEV_NAME") == 0 || strcmp(key, "USB_TIMEOUT") == 0)
-		return 0; /* accepted, nothing to do for this backend */
-	return -ENOENT;
+	snprintf(line, sizeof(line), "DISPLAY_LEVEL %d", d->display_level);
+	if (rsh_misc_write(d->dev, line) < 0)
+		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
+	snprintf(line, sizeof(line), "BOOT_TIMEOUT %u", d->boot_timeout_s);
+	if (rsh_misc_write(d->dev, line) < 0)
+		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
 }
 
 /* write(2) on misc: one "KEY value" line. */
@@ -217,9 +210,7 @@ int
 rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 		   size_t len, uid_t uid, pid_t pid)
 {
-	static const char *const later[] = { "DROP_MODE", "FORCE_CMD", "SW_RESET",
-					     "DEBUG_CODE", "OPN_STR" };
-	char line[256], action[320], *save = NULL, *key, *v, *v2;
+	char line[256], action[320], *save = NULL, *key, *v;
 	int rc;
 
 	(void)s;
@@ -229,19 +220,15 @@ rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 	line[len] = '\0';
 	line[strcspn(line, "\n")] = '\0';
 	snprintf(action, sizeof(action), "misc write \"%.200s\"", line);
+	rc = rsh_misc_write(d->dev, line);
+	if (rc < 0)
+		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
+	if (rc == -ENOTSUP)
+		rc = -EOPNOTSUPP;
 	key = strtok_r(line, " \t", &save);
 	v = strtok_r(NULL, " \t", &save);
-	v2 = strtok_r(NULL, " \t", &save);
-	rc = key == NULL ? -EINVAL : rsh_svc_misc_key(d, key, v, v2);
-	for (unsigned int i = 0; rc == -ENOENT && i < sizeof(later) / sizeof(later[0]); i++) {
-		if (strcmp(key, later[i]) == 0) {
-			RSH_SVC_LOG(WARNING, d->name, "misc %s is not available in this rshim-pmd (needs the ownership/control API)",
-				    key);
-			rc = -EOPNOTSUPP;
-		}
-	}
-	if (rc == -ENOENT)
-		rc = -EINVAL;
+	if (rc == 0 && key != NULL)
+		rsh_svc_misc_mirror(d, key, v);
 	pthread_mutex_lock(&d->mu);
 	d->misc_writes++;
 	pthread_mutex_unlock(&d->mu);
@@ -260,34 +247,29 @@ rsh_svc_reg_ioctl_size(unsigned int cmd)
 	return 0;
 }
 
-/* BAR offset of an ioctl address (§1.3, §5.3). */
+/* The ioctl address as the control API parses it (§1.3, §5.3): BF1/BF2
+ * channel<<16|offset, BF3 the global address (channel<<16|offset forms
+ * are decoded through the BF3 channel map first). */
 static int
-rsh_svc_ioc_bar(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *bar)
+rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out)
 {
 	unsigned int chan = addr >> 16, off = addr & 0xFFFF;
+	uint32_t bar;
 
 	if (!v2 || gen != RSH_GEN_BF3)
 		chan &= 0xF;
-	if (gen == RSH_GEN_BF3 && chan >= 0xF)
-		return rsh_reg_bf3_global_to_bar((chan << 16) + off, bar);
-	return rsh_reg_decode(gen, chan, off, bar);
-}
-
-/* The table register at a BAR offset; -EINVAL when the table has none. */
-static int
-rsh_svc_ioc_reg(enum rsh_gen gen, uint32_t bar, enum rsh_reg *out)
-{
-	for (int r = 0; r < RSH_REG_COUNT; r++) {
-		const struct rsh_reg_def *def = &rsh_reg_table[r];
-		uint32_t b;
-
-		if (rsh_reg_decode(gen, def->chan, gen == RSH_GEN_BF3 ? def->off_bf3 :
-				   def->off_bf12, &b) == 0 && b == bar) {
-			*out = (enum rsh_reg)r;
-			return 0;
-		}
+	if (gen != RSH_GEN_BF3) {
+		*out = chan << 16 | off;
+		return 0;
 	}
-	return -EINVAL;
+	if (chan >= 0xF) {
+		*out = (chan << 16) + off;
+		return 0;
+	}
+	if (rsh_reg_decode(gen, chan, off, &bar) < 0)
+		return -EINVAL;
+	*out = RSH_BF3_RSH_BASE_ADDR + bar;
+	return 0;
 }
 
 /* Run one register ioctl in place on data (12 or 13 bytes). */
@@ -297,10 +279,9 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 {
 	struct rsh_svc_ioc_msg2 m = { 0 };
 	bool wr = cmd == RSH_SVC_IOC_WRITE || cmd == RSH_SVC_IOC_WRITE2;
-	enum rsh_gen gen = rsh_dev_gen(d->dev);
-	enum rsh_reg reg;
-	char action[96];
-	uint32_t bar;
+	struct rsh_reg_req req;
+	char spec[64], action[96];
+	uint32_t addr = 0;
 	int rc;
 
 	memcpy(&m, data, in_size);
@@ -308,29 +289,28 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 		m.data_size = 8;
 	rc = m.data_size == 4 || m.data_size == 8 ? 0 : -EINVAL;
 	if (rc == 0)
-		rc = rsh_svc_ioc_bar(gen, m.addr, in_size == 13, &bar);
-	if (rc == 0 && rsh_svc_ioc_reg(gen, bar, &reg) < 0) {
-		RSH_SVC_LOG(WARNING, d->name, "register 0x%08x (BAR 0x%x) is not in the driver's register table; only table registers are reachable",
-			    m.addr, bar);
-		rc = -EINVAL;
-	}
-	if (rc == 0 && wr)
-		rc = rsh_dev_reg_write(d->dev, reg, m.data_size == 4 ?
-				       (m.data & 0xFFFFFFFFull) : m.data);
-	else if (rc == 0) {
-		uint64_t val = 0;
+		rc = rsh_svc_ioc_addr(rsh_dev_gen(d->dev), m.addr, in_size == 13, &addr);
+	if (rc == 0) {
+		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", addr, m.data_size * 8u);
 
-		rc = rsh_dev_reg_read(d->dev, reg, &val);
-		m.data = val;
+		if (wr)
+			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, (uint64_t)m.data);
+		rc = rsh_reg_req_parse((int)rsh_dev_gen(d->dev), spec, &req);
 	}
-	if (rc == 0 && !wr && m.data_size == 4)
-		m.data &= 0xFFFFFFFFull;
+	if (rc == 0)
+		rc = rsh_dev_reg_req(d->dev, &req);
+	if (rc < 0 && rc != -EINVAL)
+		RSH_SVC_LOG(WARNING, d->name, "register 0x%08x: %s", m.addr, rsh_last_error());
+	if (rc == 0 && !wr)
+		m.data = req.value;
+	if (rc == -ENOTSUP)
+		rc = -EOPNOTSUPP;
 	pthread_mutex_lock(&d->mu);
 	wr ? d->reg_writes++ : d->reg_reads++;
 	pthread_mutex_unlock(&d->mu);
 	if (wr) {
 		snprintf(action, sizeof(action), "register write 0x%08x <- 0x%" PRIx64,
-			 m.addr, m.data);
+			 m.addr, (uint64_t)m.data);
 		rsh_svc_audit(d, uid, pid, action, rc);
 	}
 	memcpy(data, &m, in_size);

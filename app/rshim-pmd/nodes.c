@@ -18,6 +18,8 @@
 #include <fuse_lowlevel.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -437,6 +439,43 @@ rsh_svc_fuse_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Create DIR/rshimN. A directory left mounted by a service that died
+ * ("Transport endpoint is not connected") is unmounted first, so a
+ * restarted service serves the same path.
+ */
+static int
+rsh_svc_mnt_prepare(struct rsh_svc_dev *d)
+{
+	char parent[PATH_MAX + 4];
+	struct stat st, pst;
+	struct statfs sf;
+	int rc = stat(d->mnt, &st);
+
+	/* statfs always asks the FUSE server (stat may answer from cache). */
+	if (rc == 0 && statfs(d->mnt, &sf) < 0)
+		rc = -1;
+	if (rc < 0 && (errno == ENOTCONN || errno == ECONNABORTED)) {
+		RSH_SVC_LOG(NOTICE, d->name, "%s: stale mount of a service that died; unmounting it",
+			    d->mnt);
+		if (umount2(d->mnt, MNT_DETACH) < 0)
+			RSH_SVC_LOG(WARNING, d->name, "cannot unmount %s: %s", d->mnt,
+				    strerror(errno));
+	} else if (rc == 0) {
+		snprintf(parent, sizeof(parent), "%.4090s/..", d->mnt);
+		if (stat(parent, &pst) == 0 && pst.st_dev != st.st_dev) {
+			RSH_SVC_LOG(ERR, d->name, "%s is mounted by another process (another rshim-pmd?); name this device another rshimN",
+				    d->mnt);
+			return -EBUSY;
+		}
+	}
+	if (mkdir(d->mnt, 0755) < 0 && errno != EEXIST) {
+		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s", d->mnt, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 /* Mount DIR/rshimN and serve it. */
 int
 rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
@@ -452,10 +491,8 @@ rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
 	f->s = s;
 	f->d = d;
 	pthread_mutex_init(&f->fh_mu, NULL);
-	if (mkdir(d->mnt, 0755) < 0 && errno != EEXIST) {
-		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s", d->mnt, strerror(errno));
+	if (rsh_svc_mnt_prepare(d) < 0)
 		goto fail;
-	}
 	f->se = fuse_session_new(&args, &rsh_svc_ll_ops, sizeof(rsh_svc_ll_ops), f);
 	fuse_opt_free_args(&args);
 	if (f->se == NULL || fuse_session_mount(f->se, d->mnt) != 0) {

@@ -183,6 +183,7 @@ int rsh_svc_boot_flush(struct rsh_svc_dev *d);
 void rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid);
 void rsh_svc_boot_cancel(struct rsh_svc_dev *d);
 int rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size);
+void rsh_svc_misc_init(struct rsh_svc_dev *d);
 int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,
 		       const char *buf, size_t len, uid_t uid, pid_t pid);
 int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,

@@ -169,11 +169,17 @@ class ServiceTest(unittest.TestCase):
         misc_write(s, BASE, "BOOT_MODE 0\n")
         self.assertIn("BOOT_MODE       0", misc_lines(s, BASE))
         for bad, err in (("NO_SUCH 1\n", errno.EINVAL), ("BOOT_TIMEOUT x\n", errno.EINVAL),
-                         ("FORCE_CMD 1\n", errno.EOPNOTSUPP)):
+                         ("FORCE_CMD 1\n", errno.EINVAL),  # not in drop mode
+                         ("OPN_STR ABC\n", errno.EOPNOTSUPP)):
             with self.assertRaises(OSError) as cm:
                 misc_write(s, BASE, bad)
             self.assertEqual(cm.exception.errno, err, bad)
-        self.assertEqual(len([a for a in audit_lines(s) if "misc write" in a]), 6)
+        # A software reset through misc, audited like every write.
+        misc_write(s, BASE, "SW_RESET 1\n")
+        self.assertIn("DEV_NAME", misc_lines(s, BASE))
+        writes = [a for a in audit_lines(s) if "misc write" in a]
+        self.assertEqual(len(writes), 8)
+        self.assertTrue(writes[-1].endswith('misc write "SW_RESET 1": ok'), writes[-1])
 
     def test_register_ioctls(self):
         s = self.svc(["bf3", "bf2"])
@@ -188,8 +194,10 @@ class ServiceTest(unittest.TestCase):
         with open(n2, "r+b") as f:
             fcntl.ioctl(f, IOC_READ, buf, True)
         self.assertEqual(struct.unpack("<IQ", bytes(buf))[1], 0xABCDEF0123)
+        # Any register of the window, not only the driver's table.
+        ioctl2(n3, IOC_READ2, 0x13000c60)
         for args, err in (((IOC_READ2, BF3_SCRATCHPAD2, 0, 3), errno.EINVAL),
-                          ((IOC_READ2, 0x13555550), errno.EINVAL),
+                          ((IOC_READ2, 0x13000c4c), errno.EINVAL),
                           ((IOC_READ2, 0x14000000), errno.EINVAL),
                           ((0xC00E5200, BF3_SCRATCHPAD2), errno.ENOTTY)):
             with self.assertRaises(OSError) as cm:
@@ -255,6 +263,38 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(s.text().count("boot push done"), 4)
         self.assertEqual(s.telemetry("/rshim/list")["/rshim/list"],
                          [BASE, BASE + 1, BASE + 2, BASE + 3])
+
+    def test_restart_after_crash(self):
+        s = self.svc(["bf3"])
+        fd = os.open(s.node(BASE, "console"), os.O_RDONLY | os.O_NOCTTY)
+        os.close(fd)
+        s.proc.kill()
+        s.proc.wait(30)
+        with self.assertRaises(OSError):
+            os.listdir(s.node(BASE))
+        # Same node and lock directories: the stale mount and the lock of a
+        # dead process do not stop the restarted service.
+        s.stop()
+        s2 = Service(["bf3"], BASE, tmp=s.tmp)
+        self.svcs.remove(s)
+        self.svcs.append(s2)
+        self.assertTrue(s2.start(), s2.text())
+        self.assertIn("stale mount", s2.text())
+        self.assertIn("DEV_INFO        BlueField-3", misc_lines(s2, BASE))
+        self.assertEqual(s2.stop(), 0)
+        self.assertEqual(s2.mounts(), [])
+
+    def test_index_in_use_by_another_service(self):
+        s = self.svc(["bf3"])
+        s2 = Service(["bf2"], BASE)
+        s2.args[s2.args.index("--dev-dir") + 1] = s.dev_dir
+        self.svcs.append(s2)
+        s2.start(expect=0)
+        self.assertTrue(wait_for(lambda: "mounted by another process" in s2.text(), 30),
+                        s2.text())
+        self.assertIn("BlueField-3", misc_lines(s, BASE))
+        self.assertEqual(s2.stop(), 0)
+        self.assertIn("BlueField-3", misc_lines(s, BASE))
 
     def test_lock_refuses_second_instance(self):
         s = self.svc(["bf3"])
@@ -408,7 +448,7 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(os.listdir(s.run_dir), [])
         for t in taps:
             self.assertFalse(os.path.exists("/sys/class/net/" + t))
-        self.assertFalse(os.path.exists("/var/run/dpdk/%s/dpdk_telemetry.v2" % s.prefix))
+        self.assertFalse(os.path.exists("/var/run/dpdk/%s" % s.prefix))
 
 
 if __name__ == "__main__":
