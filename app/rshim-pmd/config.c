@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rsh_parse.h"
 #include "svc.h"
 
 /* Defaults: the rshim daemon's, §7.1. */
@@ -28,17 +29,16 @@ rsh_svc_conf_default(struct rsh_svc_conf *c)
 	c->intr_poll_ms = 10;
 }
 
-/* Parse a non-negative integer no larger than max. */
+/* A whole number no larger than max (the shared parser: no sign, no
+ * fraction, no trailing junk). */
 static int
 rsh_svc_conf_uint(const char *v, unsigned long max, unsigned long *out)
 {
-	char *end;
+	uint64_t n = 0;
+	int rc = rsh_parse_uint(v, 0, max, &n);
 
-	errno = 0;
-	*out = strtoul(v, &end, 0);
-	if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || *out > max)
-		return -EINVAL;
-	return 0;
+	*out = (unsigned long)n;
+	return rc;
 }
 
 /* "pcie-0000:03:00.2" and "0000:03:00.2" name one device: keep the
@@ -101,7 +101,11 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		return -EINVAL;
 	}
 	if (rsh_svc_conf_uint(val, keys[i].max, &v) < 0) {
-		*why = "bad value";
+		static char hint[64];
+
+		snprintf(hint, sizeof(hint), "bad value (a whole number 0-%lu)",
+			 keys[i].max);
+		*why = hint;
 		return -ERANGE;
 	}
 	switch (i) {

@@ -19,6 +19,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include "rsh_parse.h"
 #include "svc.h"
 
 #ifndef RSH_SVC_VERSION
@@ -112,12 +113,12 @@ rsh_svc_ns(void)
 static int
 rsh_svc_opt_num(const char *opt, const char *v, long max, long *out)
 {
-	char *end;
+	uint64_t n = 0;
 
-	errno = 0;
-	*out = strtol(v, &end, 10);
-	if (errno == 0 && end != v && *end == '\0' && *out >= 0 && *out <= max)
+	if (rsh_parse_uint(v, 0, (uint64_t)max, &n) == 0) {
+		*out = (long)n;
 		return 0;
+	}
 	fprintf(stderr, "rshim-pmd: %s: '%s' is not a number 0-%ld; see rshim-pmd --help\n",
 		opt, v, max);
 	return -EINVAL;

@@ -71,7 +71,9 @@ class ServiceTest(unittest.TestCase):
                            ("# c\nNO_SUCH_KEY 1\n", 2),
                            ("rshimX sim:bf3\n", 1),
                            ("none notadevice\n", 1),
-                           ("DISPLAY_LEVEL\n", 1)):
+                           ("DISPLAY_LEVEL\n", 1),
+                           ("DISPLAY_LEVEL 1e3\n", 1),
+                           ("DROP_MODE -1\n", 1)):
             s = Service(["bf3"], BASE, conf=text)
             self.svcs.append(s)
             s.start(expect=1, timeout=30)
@@ -79,6 +81,8 @@ class ServiceTest(unittest.TestCase):
             errs = [ln for ln in s.text().splitlines() if "rshim-pmd.conf:" in ln]
             self.assertEqual(len(errs), 1, s.text())
             self.assertIn("rshim-pmd.conf:%d:" % line, errs[0])
+            if "1e3" in text or "-1" in text:
+                self.assertIn("a whole number 0-", errs[0])
             self.assertEqual(s.mounts(), [])
 
     def test_blocklist(self):
