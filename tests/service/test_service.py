@@ -368,6 +368,32 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(info["state"], "gone")
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
 
+    def test_hot_return(self):
+        # gone@time: then return=: the device leaves on its own and comes
+        # back powered on fresh; the service follows it both ways, once each.
+        s = self.svc(["bf3,gone@time:3s,return=4s", "bf2"], net=True)
+        flags = "/sys/class/net/tmfifo_net%d/flags" % BASE
+
+        def up():
+            with open(flags) as f:
+                return int(f.read(), 16) & 1
+        self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 60), s.text())
+        self.assertFalse(up())
+        with self.assertRaises(OSError) as cm:
+            misc_lines(s, BASE)
+        self.assertEqual(cm.exception.errno, errno.ENODEV)
+        self.assertTrue(wait_for(lambda: "answers again" in s.text(), 60), s.text())
+        self.assertTrue(wait_for(up, 30))
+        self.assertIn("BlueField-3", misc_lines(s, BASE))
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertEqual(rc, 0, err + s.text())
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 60), s.text())
+        info = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]
+        self.assertNotEqual(info["state"], "gone")
+        self.assertEqual(s.text().count("marked gone"), 1, s.text())
+        self.assertEqual(s.text().count("answers again"), 1, s.text())
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
     def test_app_push_via_service(self):
         app = os.environ.get("RSHIM_PMD_APP")
         if not app:
