@@ -379,6 +379,7 @@ rsh_svc_sync_devices(struct rsh_svc *s)
 			RSH_SVC_LOG(ERR, d->name, "nodes not available; the device stays open");
 	}
 	pthread_mutex_unlock(&s->relay_mu);
+	rsh_svc_relay_kick(s);
 	for (i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		served += s->devs[i].used;
 	return (int)served;
@@ -409,6 +410,7 @@ rsh_svc_check_health(struct rsh_svc *s)
 			__atomic_store_n(&d->gone, false, __ATOMIC_RELAXED);
 			RSH_SVC_LOG(NOTICE, d->name, "%s answers again: back in service", d->devstr);
 			rsh_svc_tap_set_up(d, true);
+			rsh_svc_relay_kick(s);
 		}
 	}
 }

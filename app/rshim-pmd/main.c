@@ -416,6 +416,7 @@ main(int argc, char **argv)
 		.file_prefix = "rshim-pmd",
 		.log_level = 2,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
+		.relay_wake = -1,
 	};
 	bool conf_given;
 	sigset_t set;

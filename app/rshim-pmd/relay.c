@@ -13,9 +13,11 @@
  * TAP: tmfifo_netN, IFF_TAP|IFF_NO_PI, MAC 00:1A:CA:FF:FF:02 + 2·N, MTU
  * 1500, up (hardware-notes §4.8), for the life of the service.
  *
- * The channel rings have no file descriptor yet, so the thread wakes on
- * the PTY/TAP fds or after a short adaptive timeout (1 ms after traffic,
- * up to 10 ms idle: the reference's idle tick, §4.9).
+ * The thread sleeps in ppoll on the channels' wake-up eventfds
+ * (rsh_tmfifo_rx_fd, armed with rsh_tmfifo_rx_arm before each sleep), the
+ * PTY masters, the TAPs and its own wake eventfd (table changes, stop). It
+ * has no periodic tick: a 1 s housekeeping timeout only, or 1 ms while
+ * bytes wait for room in a channel (the rings have no "room again" fd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -37,7 +40,9 @@
 #include "svc.h"
 
 #define RSH_SVC_TAP_MTU 1500
-#define RSH_SVC_IDLE_MS 10
+#define RSH_SVC_HOUSEKEEP_MS 1000 /* idle timeout: housekeeping only */
+#define RSH_SVC_RETRY_MS 1        /* bytes wait for room in a channel */
+#define RSH_SVC_PFD_PER_DEV 4     /* PTY, TAP, two channel eventfds */
 
 /* Open the device's PTY and set the slave raw. */
 int
@@ -295,56 +300,131 @@ rsh_svc_tap_from_dpu(struct rsh_svc_dev *d)
 	return n;
 }
 
+/* Clear an eventfd (non-blocking). */
+static void
+rsh_svc_efd_clear(int fd)
+{
+	uint64_t v;
+
+	if (fd >= 0 && read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+}
+
+/* Arm the channel's eventfd and add it to pfd; 1 when data already waits. */
+static unsigned int
+rsh_svc_chan_arm(struct rsh_svc_dev *d, enum rsh_tmfifo_chan ch,
+		 struct pollfd *pfd, unsigned int *npfd)
+{
+	int fd = rsh_tmfifo_rx_fd(d->dev, ch);
+
+	if (fd < 0)
+		return 0;
+	rsh_svc_efd_clear(fd);
+	pfd[(*npfd)++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	return rsh_tmfifo_rx_arm(d->dev, ch) ? 1 : 0;
+}
+
+/* One device: move what can move, then the fds to wait on. */
+static unsigned int
+rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
+		  unsigned int *npfd, bool *retry)
+{
+	unsigned int work = 0;
+
+	if (d->cons.master >= 0) {
+		work += rsh_svc_cons_from_dpu(d) + rsh_svc_cons_to_dpu(d);
+		work += rsh_svc_chan_arm(d, RSH_TMFIFO_CONSOLE, pfd, npfd);
+		/* Input waiting for room in the channel: retry on a timer,
+		 * not on POLLIN (it stays readable). */
+		*retry |= d->cons.tx_len > 0;
+		pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.master,
+			.events = (short)((d->cons.tx_len == 0 ? POLLIN : 0) |
+					  (d->cons.len > 0 ? POLLOUT : 0)) };
+	}
+	if (d->tap.fd >= 0) {
+		work += rsh_svc_tap_to_dpu(d) + rsh_svc_tap_from_dpu(d);
+		work += rsh_svc_chan_arm(d, RSH_TMFIFO_NET, pfd, npfd);
+		*retry |= d->tap.n_pend > 0;
+		pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd,
+			.events = d->tap.n_pend < RTE_DIM(d->tap.pend) ? POLLIN : 0 };
+	}
+	return work;
+}
+
 /* One pass over every device; fills pfd with the fds to wait on. */
 static unsigned int
-rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd)
+rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd,
+		   bool *retry)
 {
 	unsigned int work = 0;
 
 	*npfd = 0;
+	*retry = false;
+	rsh_svc_efd_clear(s->relay_wake);
+	pfd[(*npfd)++] = (struct pollfd){ .fd = s->relay_wake, .events = POLLIN };
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
 		struct rsh_svc_dev *d = &s->devs[i];
 
 		if (!d->used || d->dev == NULL || __atomic_load_n(&d->gone, __ATOMIC_RELAXED))
 			continue;
-		if (d->cons.master >= 0) {
-			work += rsh_svc_cons_from_dpu(d) + rsh_svc_cons_to_dpu(d);
-			pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.master, .events = POLLIN };
-		}
-		if (d->tap.fd >= 0) {
-			work += rsh_svc_tap_to_dpu(d) + rsh_svc_tap_from_dpu(d);
-			pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd, .events = POLLIN };
-		}
+		work += rsh_svc_relay_dev(d, pfd, npfd, retry);
 	}
 	return work;
 }
 
-/* The relay loop. */
+/* The relay loop: a pass, then sleep until an fd or the timeout. */
 static void *
 rsh_svc_relay_thread(void *arg)
 {
 	struct rsh_svc *s = arg;
-	struct pollfd pfd[2 * RSH_SVC_MAX_DEVS];
-	unsigned int npfd, work, idle = 0;
+	struct pollfd pfd[1 + RSH_SVC_PFD_PER_DEV * RSH_SVC_MAX_DEVS];
+	unsigned int npfd, work;
+	struct timespec ts;
+	bool retry;
+	int n;
 
 	while (__atomic_load_n(&s->relay_run, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&s->relay_mu);
-		work = rsh_svc_relay_pass(s, pfd, &npfd);
+		work = rsh_svc_relay_pass(s, pfd, &npfd, &retry);
 		pthread_mutex_unlock(&s->relay_mu);
-		idle = work > 0 ? 0 : idle + 1;
-		if (work == 0)
-			poll(pfd, npfd, idle < 20 ? 1 : RSH_SVC_IDLE_MS);
+		if (work > 0)
+			continue;
+		ts.tv_sec = retry ? 0 : RSH_SVC_HOUSEKEEP_MS / 1000;
+		ts.tv_nsec = retry ? RSH_SVC_RETRY_MS * 1000000L : 0;
+		n = ppoll(pfd, npfd, &ts, NULL);
+		__atomic_fetch_add(&s->relay_wakeups, 1, __ATOMIC_RELAXED);
+		if (n == 0)
+			__atomic_fetch_add(&s->relay_timeouts, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
+}
+
+/* Wake the relay thread (table changed, device back, stop). */
+void
+rsh_svc_relay_kick(struct rsh_svc *s)
+{
+	uint64_t one = 1;
+
+	if (s->relay_wake >= 0 && write(s->relay_wake, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		RSH_SVC_LOG(WARNING, "-", "cannot wake the relay thread: %s", strerror(errno));
 }
 
 /* Start the relay thread. */
 int
 rsh_svc_relay_start(struct rsh_svc *s)
 {
+	s->relay_wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->relay_wake < 0) {
+		RSH_SVC_LOG(ERR, "-", "cannot create the relay wake-up eventfd: %s", strerror(errno));
+		return -errno;
+	}
 	__atomic_store_n(&s->relay_run, 1, __ATOMIC_RELEASE);
-	if (pthread_create(&s->relay, NULL, rsh_svc_relay_thread, s) != 0)
+	if (pthread_create(&s->relay, NULL, rsh_svc_relay_thread, s) != 0) {
+		close(s->relay_wake);
+		s->relay_wake = -1;
 		return -EAGAIN;
+	}
 	s->relay_started = true;
 	return 0;
 }
@@ -356,6 +436,9 @@ rsh_svc_relay_stop(struct rsh_svc *s)
 	if (!s->relay_started)
 		return;
 	__atomic_store_n(&s->relay_run, 0, __ATOMIC_RELEASE);
+	rsh_svc_relay_kick(s);
 	pthread_join(s->relay, NULL);
 	s->relay_started = false;
+	close(s->relay_wake);
+	s->relay_wake = -1;
 }

@@ -138,6 +138,9 @@ struct rsh_svc {
 	pthread_t relay;
 	bool relay_started;
 	int relay_run;             /* 1 run, 0 stop (atomic) */
+	int relay_wake;            /* eventfd: wake the relay thread, -1 none */
+	uint64_t relay_wakeups;    /* ppoll returns (atomic) */
+	uint64_t relay_timeouts;   /* of which timeouts (atomic) */
 	pthread_mutex_t relay_mu;  /* held by the relay thread per pass; main
 				    * takes it to change the table */
 };
@@ -199,6 +202,7 @@ void rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up);
 void rsh_svc_tap_close(struct rsh_svc_dev *d);
 int rsh_svc_relay_start(struct rsh_svc *s);
 void rsh_svc_relay_stop(struct rsh_svc *s);
+void rsh_svc_relay_kick(struct rsh_svc *s);
 
 /* telemetry.c */
 int rsh_svc_telemetry_register(struct rsh_svc *s);

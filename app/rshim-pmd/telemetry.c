@@ -146,6 +146,11 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 		rsh_svc_tel_fifo(t, d);
 		rte_tel_data_add_dict_int(t, "gone", __atomic_load_n(&d->gone, __ATOMIC_RELAXED));
 		rte_tel_data_add_dict_int(t, "owned", 1);
+		/* The relay thread serves every device: service-wide. */
+		rte_tel_data_add_dict_u64(t, "relay_wakeups",
+			__atomic_load_n(&rsh_svc_tel->relay_wakeups, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(t, "relay_timeouts",
+			__atomic_load_n(&rsh_svc_tel->relay_timeouts, __ATOMIC_RELAXED));
 		rc = 0;
 	}
 	pthread_mutex_unlock(&rsh_svc_tel->relay_mu);

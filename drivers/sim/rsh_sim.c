@@ -98,7 +98,7 @@ rsh_sim_gate(struct rsh_sim *sim, uint32_t off, unsigned int n, uint64_t now)
 		RSH_SIM_ST_ADD(sim, bad_accesses, n);
 		return RSH_SIM_BAD;
 	}
-	if (sim->gone)
+	if (sim->gone && !rsh_sim_return_check(sim, now))
 		return RSH_SIM_GONE;
 	rsh_sim_event_tick(sim, now);
 	if (sim->gone || now < sim->linkdown_until)
@@ -539,6 +539,35 @@ rsh_sim_power_on(struct rsh_sim *sim, bool fresh)
 	}
 	rsh_sim_boot_restart(sim, now);
 	rsh_sim_event_power_on(sim, now);
+}
+
+/*
+ * A gone device plugged back in (return=, or rsh_sim_inject RETURN): it
+ * is powered on like a new card, every register at its reset value and
+ * BOOT_CONTROL at its power-on value, FIFOs, scratch log and ARM state
+ * cleared. gone@ is one-shot: it does not fire again after the return.
+ */
+void
+rsh_sim_replug(struct rsh_sim *sim, uint64_t now)
+{
+	uint32_t mbox = sim->ev.mbox;
+
+	memset(sim->mem, 0, sim->bar_size);
+	sim->cfg.gone.kind = RSH_SIM_TRIG_NONE;
+	sim->cfg.gone_offset = RSH_SIM_NO_OFFSET;
+	sim->gone = false;
+	RSH_SIM_ST_SET(sim, gone, false);
+	sim->linkdown_until = 0;
+	sim->tm_bytes = 0;
+	sim->log_ptr = 0;
+	sim->log_pend_n = 0;
+	memset(&sim->ev, 0, sizeof(sim->ev));
+	sim->ev.mbox = mbox;
+	rsh_sim_power_on(sim, true);
+	if (sim->arm != NULL && sim->arm->arm_reset != NULL)
+		sim->arm->arm_reset(sim);
+	RSH_DEV_LOG(INFO, &sim->be, "device returned: powered on, registers at reset values");
+	RTE_SET_USED(now);
 }
 
 /* Fill the backend part the core reads. */

@@ -93,6 +93,8 @@ enum rsh_sim_event {
 	RSH_SIM_EV_OWNER,       /**< other driver: arg 0 none, 1 bmc,
 				  *   2 bmc-old, 3 bmc-request */
 	RSH_SIM_EV_LOCK,        /**< secure NIC mode: arg 1 on, 0 off */
+	RSH_SIM_EV_RETURN,      /**< a gone device is plugged back in:
+				 *   powered on fresh, registers reset */
 	RSH_SIM_EV_COUNT,
 };
 

@@ -126,6 +126,12 @@ rsh_sim_opt_stall(struct rsh_sim_cfg *cfg, const char *v)
 }
 
 static int
+rsh_sim_opt_return(struct rsh_sim_cfg *cfg, const char *v)
+{
+	return rsh_sim_parse_dur(v, &cfg->return_ns);
+}
+
+static int
 rsh_sim_opt_gone(struct rsh_sim_cfg *cfg, const char *v)
 {
 	if (rsh_sim_parse_trig(v, &cfg->gone) < 0)
@@ -393,6 +399,9 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "armreset", "<trigger>", "never",
 	  "the ARM resets on its own (watchdog, crash): TM FIFOs cleared, Linux restarts; same triggers as gone",
 	  RSH_SIM_OPT_AT, rsh_sim_opt_armreset },
+	{ "return", "<dur>", "never",
+	  "a gone device answers again <dur> after it went, powered on fresh as after a hot-plug (registers reset, BOOT_CONTROL at its power-on value); gone@ fires once",
+	  0, rsh_sim_opt_return },
 	{ "resetwin", "<dur>", "2ms",
 	  "after the reset key every read returns 0xBAD00ACCE55 for this long",
 	  0, rsh_sim_opt_resetwin },

@@ -295,13 +295,32 @@ rsh_sim_trig_hit(const struct rsh_sim *sim, const struct rsh_sim_trig *t,
 
 /* Surprise removal now (gone@ of any kind, or injected). */
 void
-rsh_sim_gone_now(struct rsh_sim *sim, const char *why)
+rsh_sim_gone_now(struct rsh_sim *sim, const char *why, uint64_t now)
 {
 	if (sim->gone)
 		return;
 	sim->gone = true;
+	sim->gone_tsc = now;
 	RSH_SIM_ST_SET(sim, gone, true);
 	RSH_DEV_LOG(INFO, &sim->be, "surprise removal (%s)", why);
+}
+
+/* Called on every access while gone: plug the device back in when its
+ * return= time has passed or a RETURN event was injected. */
+bool
+rsh_sim_return_check(struct rsh_sim *sim, uint64_t now)
+{
+	const uint32_t bit = 1u << RSH_SIM_EV_RETURN;
+	bool due = sim->cfg.return_ns != 0 &&
+		   now - sim->gone_tsc >= rsh_sim_ns_to_cyc(sim, sim->cfg.return_ns);
+
+	if ((__atomic_load_n(&sim->ev.mbox, __ATOMIC_ACQUIRE) & bit) != 0) {
+		__atomic_fetch_and(&sim->ev.mbox, ~bit, __ATOMIC_ACQ_REL);
+		due = true;
+	}
+	if (due)
+		rsh_sim_replug(sim, now);
+	return due;
 }
 
 static void
@@ -315,7 +334,7 @@ rsh_sim_trig_run(struct rsh_sim *sim, uint64_t now)
 	}
 	if (rsh_sim_trig_hit(sim, &sim->cfg.gone, now))
 		rsh_sim_gone_now(sim, sim->cfg.gone.kind == RSH_SIM_TRIG_TM ?
-				 "TM FIFO bytes reached" : "time reached");
+				 "TM FIFO bytes reached" : "time reached", now);
 	if (sim->cfg.rst.type != 0 && !e->rst_fired &&
 	    now - sim->por_tsc >= rsh_sim_ev_cyc(sim, sim->cfg.rst.at_ns)) {
 		e->rst_fired = true;
@@ -335,7 +354,7 @@ rsh_sim_inject_apply(struct rsh_sim *sim, unsigned int ev, uint32_t arg,
 		rsh_sim_arm_reset(sim, now, false);
 		break;
 	case RSH_SIM_EV_GONE:
-		rsh_sim_gone_now(sim, "injected");
+		rsh_sim_gone_now(sim, "injected", now);
 		break;
 	case RSH_SIM_EV_PANIC:
 		rsh_sim_log_crash(sim, RSH_SIM_LOG_TYPE_PANIC);
@@ -355,6 +374,8 @@ rsh_sim_inject_apply(struct rsh_sim *sim, unsigned int ev, uint32_t arg,
 		break;
 	case RSH_SIM_EV_LOCK:
 		rsh_sim_lock_set(sim, arg != 0);
+		break;
+	case RSH_SIM_EV_RETURN: /* only while gone: rsh_sim_return_check */
 		break;
 	default:
 		break;

@@ -71,6 +71,7 @@ rsh_sim_fault_fire(struct rsh_sim *sim, uint64_t t)
 	}
 	if (!sim->gone && sim->cfg.gone_offset <= done) {
 		sim->gone = true;
+		sim->gone_tsc = t;
 		RSH_SIM_ST_SET(sim, gone, true);
 		RSH_DEV_LOG(INFO, &sim->be, "surprise removal at byte %" PRIu64,
 			    done);

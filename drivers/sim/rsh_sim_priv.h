@@ -103,6 +103,7 @@ struct rsh_sim_cfg {
 	struct rsh_sim_stall stall[RSH_SIM_STALLS_MAX]; /* sorted by offset */
 	unsigned int n_stalls;
 	uint64_t gone_offset;        /* RSH_SIM_NO_OFFSET = never */
+	uint64_t return_ns;          /* return=: back this long after gone, 0 = never */
 	uint64_t resetwin_ns;        /* bad-value window after the key */
 	uint64_t resetdelay_ns;      /* advertised in be->reset_delay_ms */
 	uint8_t revision;
@@ -234,6 +235,7 @@ struct rsh_sim {
 	uint64_t reset_until;  /* reads are 0xBAD00ACCE55 before this */
 	uint64_t resetwin_cyc;
 	bool gone;
+	uint64_t gone_tsc;     /* when gone fired (return= counts from it) */
 	uint64_t linkdown_until; /* NIC FW reset: all-ones before this */
 	uint64_t tm_bytes;     /* TM FIFO data bytes, both ways */
 	struct rsh_sim_ev ev;
@@ -426,7 +428,11 @@ void rsh_sim_mem_detach(struct rsh_sim *sim);
 void rsh_sim_event_power_on(struct rsh_sim *sim, uint64_t now);
 void rsh_sim_event_tick_slow(struct rsh_sim *sim, uint64_t now);
 void rsh_sim_log_crash(struct rsh_sim *sim, unsigned int type);
-void rsh_sim_gone_now(struct rsh_sim *sim, const char *why);
+void rsh_sim_gone_now(struct rsh_sim *sim, const char *why, uint64_t now);
+/* A gone device due back (return= elapsed or injected)? Powers it on. */
+bool rsh_sim_return_check(struct rsh_sim *sim, uint64_t now);
+/* Power-on after a hot-plug: every register to its reset value. */
+void rsh_sim_replug(struct rsh_sim *sim, uint64_t now);
 
 /* Run the event model when something is armed or was injected. */
 static inline void

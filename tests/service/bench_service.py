@@ -81,8 +81,10 @@ def main():
     print("| drain per device | file | one device (cat → node) | 4 devices in parallel | "
           "4-device ratio | rshim-pmd-app direct | node / direct |")
     print("|---|---|---|---|---|---|---|")
-    print("| %s B/s | %.0f MiB | %.1f MiB/s | %.1f MiB/s | %.2f | %.1f MiB/s | %.2f |"
-          % (a.drain, mib, m1, m4, m4 / (4 * m1), ma, m1 / ma))
+    m = re.fullmatch(r"(\d+)([KMG]?)", a.drain)
+    drain = "%s %sB" % m.groups() if m else a.drain  # 50M -> 50 MB
+    print("| %s/s | %.0f MiB | %.1f MiB/s | %.1f MiB/s | %.2f | %.1f MiB/s | %.2f |"
+          % (drain, mib, m1, m4, m4 / (4 * m1), ma, m1 / ma))
     print("rounds: one %s; four %s; direct %s" % (
         ["%.1f" % x for x in one], ["%.1f" % x for x in four], ["%.1f" % x for x in app]))
     return 0

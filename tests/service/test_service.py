@@ -231,6 +231,44 @@ class ServiceTest(unittest.TestCase):
         with open(out, errors="replace") as f:
             self.assertIn("svc-%d" % BASE, f.read().split("COMMAND=")[-1])
 
+    def test_console_wakeups(self):
+        # The relay sleeps on the channels' eventfds: DPU console bytes reach
+        # the terminal promptly, and an idle service barely wakes (1 s
+        # housekeeping timeout, no polling tick).
+        s = self.svc(["bf3,booted=1,peer=none"])
+        fd = os.open(s.node(BASE, "console"), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+
+        def drain(want, timeout):
+            got, end = b"", time.monotonic() + timeout
+            while want not in got and time.monotonic() < end:
+                try:
+                    got += os.read(fd, 4096)
+                except BlockingIOError:
+                    time.sleep(0.002)
+            return got
+        start = drain(b"\0never", 3)  # whatever the DPU printed at start
+        delays = []
+        for i in range(3):
+            tag = b"wake-%d-%d" % (BASE, i)
+            t0 = time.monotonic()
+            os.write(fd, tag + b"\r\n")
+            self.assertIn(tag, drain(tag, 10), start)
+            delays.append(time.monotonic() - t0)
+        delays.sort()
+        self.assertLess(delays[1], 1.0, delays)
+
+        def wakeups():
+            st = s.telemetry("/rshim/stats,%d" % BASE)["/rshim/stats"]
+            return st["relay_wakeups"]
+        w0 = wakeups()
+        time.sleep(4)
+        w1 = wakeups()
+        os.close(fd)
+        print("console round trip %.1f ms (median of 3); relay wakeups in 4 s idle: %d"
+              % (delays[1] * 1000, w1 - w0), file=sys.stderr)
+        # A 10 ms tick would be ~400 wakeups; housekeeping is ~4.
+        self.assertLess(w1 - w0, 40, (w0, w1))
+
     def test_console_buffered_across_boot(self):
         s = self.svc(["bf3,drain=0"])
         rc, err = push(DEMO, s.node(BASE, "boot"))
@@ -370,6 +408,32 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(cm.exception.errno, errno.ENODEV)
         info = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]
         self.assertEqual(info["state"], "gone")
+        self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
+    def test_hot_return(self):
+        # gone@time: then return=: the device leaves on its own and comes
+        # back powered on fresh; the service follows it both ways, once each.
+        s = self.svc(["bf3,gone@time:3s,return=4s", "bf2"], net=True)
+        flags = "/sys/class/net/tmfifo_net%d/flags" % BASE
+
+        def up():
+            with open(flags) as f:
+                return int(f.read(), 16) & 1
+        self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 60), s.text())
+        self.assertFalse(up())
+        with self.assertRaises(OSError) as cm:
+            misc_lines(s, BASE)
+        self.assertEqual(cm.exception.errno, errno.ENODEV)
+        self.assertTrue(wait_for(lambda: "answers again" in s.text(), 60), s.text())
+        self.assertTrue(wait_for(up, 30))
+        self.assertIn("BlueField-3", misc_lines(s, BASE))
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertEqual(rc, 0, err + s.text())
+        self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 60), s.text())
+        info = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]
+        self.assertNotEqual(info["state"], "gone")
+        self.assertEqual(s.text().count("marked gone"), 1, s.text())
+        self.assertEqual(s.text().count("answers again"), 1, s.text())
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
 
     def test_app_push_via_service(self):

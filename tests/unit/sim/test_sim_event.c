@@ -335,6 +335,53 @@ test_time_trigger(void **state)
 	rsh_t_sim_close(&t);
 }
 
+/* Wait until SCRATCHPAD1 reads all-ones (want_gone) or not; true if so. */
+static bool
+rsh_t_wait_gone(struct rsh_t_sim *t, bool want_gone, unsigned int ms)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
+
+	do {
+		if ((rsh_t_rd(t, RSH_SCRATCHPAD1) == UINT64_MAX) == want_gone)
+			return true;
+	} while (rte_get_timer_cycles() < end);
+	return false;
+}
+
+/* gone@time: with return=: the device answers again, powered on fresh
+ * (SCRATCHPAD1 written before the removal reads 0, BOOT_CONTROL is its
+ * power-on value after the host changed it), and gone@ does not refire. */
+static void
+test_return(void **state)
+{
+	struct rsh_t_sim t;
+
+	(void)state;
+	rsh_t_sim_open(&t, "sim:bf3,gone@time:30ms,return=200ms,bootctl=1");
+	rsh_t_wr(&t, RSH_SCRATCHPAD1, 0x1234);
+	rsh_t_wr(&t, RSH_BOOT_CONTROL, 0);
+	assert_int_equal(rsh_t_rd(&t, RSH_SCRATCHPAD1), 0x1234);
+	assert_true(rsh_t_wait_gone(&t, true, 5000));
+	assert_true(rsh_t_stats(&t).gone);
+	assert_true(rsh_t_wait_gone(&t, false, 10000));
+	assert_false(rsh_t_stats(&t).gone);
+	assert_int_equal(rsh_t_rd(&t, RSH_SCRATCHPAD1), 0);
+	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_CONTROL), 1);
+	usleep(100 * 1000); /* past the first gone@ time again: no refire */
+	assert_int_equal(rsh_t_rd(&t, RSH_SCRATCHPAD1), 0);
+	rsh_t_sim_close(&t);
+
+	/* Injected: GONE then RETURN, no return= needed. */
+	rsh_t_sim_open(&t, "sim:bf2");
+	rsh_t_wr(&t, RSH_SCRATCHPAD1, 7);
+	assert_int_equal(rsh_sim_inject(t.be, RSH_SIM_EV_GONE, 0), 0);
+	assert_true(rsh_t_wait_gone(&t, true, 5000));
+	assert_int_equal(rsh_sim_inject(t.be, RSH_SIM_EV_RETURN, 0), 0);
+	assert_true(rsh_t_wait_gone(&t, false, 5000));
+	assert_int_equal(rsh_t_rd(&t, RSH_SCRATCHPAD1), 0);
+	rsh_t_sim_close(&t);
+}
+
 struct rsh_t_inj {
 	struct rsh_backend *be;
 	int rc;
@@ -452,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_crash_boot),
 		cmocka_unit_test(test_tm_triggers),
 		cmocka_unit_test(test_time_trigger),
+		cmocka_unit_test(test_return),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_owner_during_reset),

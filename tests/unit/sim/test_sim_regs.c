@@ -99,7 +99,7 @@ test_args_bad(void **state)
 	static const struct { const char *s; const char *want; } cases[] = {
 		{ "sim:bf4", "sim:bf4: unknown generation 'bf4' (valid: bf1, bf2, bf3)" },
 		{ "sim:", "unknown generation ''" },
-		{ "sim:bf3,drian=1M", "sim:bf3,drian=1M: unknown option 'drian'; valid: drain, stall, gone, armreset, resetwin," },
+		{ "sim:bf3,drian=1M", "sim:bf3,drian=1M: unknown option 'drian'; valid: drain, stall, gone, armreset, return, resetwin," },
 		{ "sim:bf3,drain=fast", "sim:bf3,drain=fast: bad value 'fast' for drain (expected drain=<rate>: boot-ROM consumer speed" },
 		{ "sim:bf3,drain=1Q", "bad value '1Q' for drain" },
 		{ "sim:bf3,drain=-5", "bad value '-5' for drain" },
