@@ -101,6 +101,7 @@ struct rsh_app_tap {
 	char name[16];
 	struct rte_mbuf *pend[32]; /* read from the TAP, not yet queued */
 	unsigned int n_pend;
+	bool drained;              /* a read found it empty: wait for POLLIN */
 	uint64_t rx_frames, tx_frames, tx_errors;
 };
 
@@ -167,6 +168,7 @@ int rsh_app_tap_create(unsigned int index, struct rsh_app_tap *t);
 int rsh_app_tap_config(struct rsh_app_tap *t, unsigned int index,
 		       const char *cidr);
 unsigned int rsh_app_tap_step(struct rsh_app_tap *t, struct rsh_dev *dev);
+void rsh_app_tap_polled(struct rsh_app_tap *t, short revents);
 void rsh_app_tap_close(struct rsh_app_tap *t);
 
 /* Ethdev end (net.c): rte_eth_from_rings + an ARP/ICMP echo responder. */

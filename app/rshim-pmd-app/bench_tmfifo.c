@@ -580,12 +580,17 @@ rsh_tb_fwd_tmfifo(void *arg)
 	uint64_t idle = 0;
 
 	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
-		if (rsh_app_tap_step(f->tap, f->dev) > 0) {
+		if (rsh_app_tap_step(f->tap, f->dev) > 0)
 			idle = 0;
+		else
+			idle++;
+		if (!f->tap->drained)
 			continue;
-		}
-		if (++idle > 2000)
-			ppoll(&pfd, 1, &(struct timespec){ 0, 200000 }, NULL);
+		/* Readiness of an emptied TAP: a zero timeout while busy. */
+		pfd.revents = 0;
+		if (ppoll(&pfd, 1, &(struct timespec){ 0, idle > 2000 ? 200000 : 0 },
+			  NULL) > 0)
+			rsh_app_tap_polled(f->tap, pfd.revents);
 	}
 	return NULL;
 }

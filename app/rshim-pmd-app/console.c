@@ -264,7 +264,8 @@ rsh_app_chan_arm(struct rsh_app *app, struct rsh_app_chan *ch,
 {
 	bool ready = false;
 
-	*all_fd = !ch->eth.open && ch->con.in_len == 0 && ch->tap.n_pend == 0;
+	*all_fd = !ch->eth.open && ch->con.in_len == 0 && ch->tap.n_pend == 0 &&
+		  (ch->tap.fd < 0 || ch->tap.drained);
 	if (app->console) {
 		pfd[(*n)++] = (struct pollfd){
 			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_CONSOLE), .events = POLLIN };
@@ -305,14 +306,17 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 	struct pollfd pfd[4];
 	struct timespec ts = { 0, 0 };
 	uint64_t ns = rsh_app_chan_backoff(app, ch, worked, rsh_app_ns());
-	nfds_t n = 0, first;
+	nfds_t n = 0, first, tap = RTE_DIM(pfd);
 	bool all_fd;
 
 	*stdin_ready = false;
 	if (app->console && !ch->con.eof && ch->con.in_len == 0)
 		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-	if (ch->tap.fd >= 0 && ch->tap.n_pend == 0)
+	/* The TAP only once a read found it empty: readiness, not reads. */
+	if (ch->tap.fd >= 0 && ch->tap.n_pend == 0 && ch->tap.drained) {
+		tap = n;
 		pfd[n++] = (struct pollfd){ .fd = ch->tap.fd, .events = POLLIN };
+	}
 	first = n;
 	if (worked || ns == 0)
 		ns = 0;
@@ -320,10 +324,17 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 		ns = 0;
 	else if (all_fd)
 		ns = RSH_APP_FD_IDLE_NS;
+	/* Spinning with nothing to learn from the kernel: no system call. */
+	if (n == 0 && ns == 0)
+		return;
 	ts.tv_sec = ns / 1000000000ull;
 	ts.tv_nsec = ns % 1000000000ull;
-	if (ppoll(pfd, n, &ts, NULL) > 0 && first > 0 && pfd[0].fd == STDIN_FILENO)
+	if (ppoll(pfd, n, &ts, NULL) <= 0)
+		return;
+	if (first > 0 && pfd[0].fd == STDIN_FILENO)
 		*stdin_ready = pfd[0].revents != 0;
+	if (tap < n)
+		rsh_app_tap_polled(&ch->tap, pfd[tap].revents);
 }
 
 /* Open the host ends after the channels are attached. Exit code. */

@@ -19,6 +19,7 @@
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <net/if_arp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,13 @@ rsh_app_tap_config(struct rsh_app_tap *t, unsigned int index, const char *cidr)
 	return 0;
 }
 
-/* TAP → DPU: read frames straight into mbufs, queue them in order. */
+/*
+ * TAP → DPU: read frames straight into mbufs, queue them in order. Reads
+ * only while the TAP has not been found empty since the last ppoll() that
+ * reported it readable, and at most one burst per pass: a steady stream
+ * costs one read per frame plus one empty read per drain, an idle TAP
+ * costs none.
+ */
 static unsigned int
 rsh_app_tap_to_dpu(struct rsh_app_tap *t, struct rsh_dev *dev)
 {
@@ -192,13 +199,15 @@ rsh_app_tap_to_dpu(struct rsh_app_tap *t, struct rsh_dev *dev)
 	unsigned int got = 0, k;
 	ssize_t n;
 
-	while (t->n_pend < RSH_APP_BURST) {
+	while (!t->drained && t->n_pend < RSH_APP_BURST) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 
 		if (m == NULL)
 			break;
 		n = read(t->fd, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m));
 		if (n <= 0) {
+			/* EAGAIN (or an error): ppoll() tells when to retry. */
+			t->drained = true;
 			rte_pktmbuf_free(m);
 			break;
 		}
@@ -231,6 +240,14 @@ rsh_app_dpu_to_tap(struct rsh_app_tap *t, struct rsh_dev *dev)
 	}
 	t->rx_frames += n;
 	return n;
+}
+
+/* What ppoll() said about the TAP: readable again (or an error to see). */
+void
+rsh_app_tap_polled(struct rsh_app_tap *t, short revents)
+{
+	if (revents & (POLLIN | POLLERR | POLLHUP))
+		t->drained = false;
 }
 
 /* Move frames both ways; returns the work done. */

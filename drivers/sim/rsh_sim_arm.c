@@ -12,11 +12,13 @@
  * and destroyed at close; a reset (the key) takes it down and clears its
  * parser and writer state (the register file clears the FIFOs).
  *
- * Scheduling: no thread. The register file calls arm_poll before every TM
- * FIFO access with the TSC; the model then moves words in bursts. Reads of
- * the TAP/PTY that found nothing are retried only after armpoll= (10 us),
- * except right after the host gave the peer data (a reply is likely), so
- * the host's poll loop stays cheap without adding latency beyond its own.
+ * Scheduling: the register file calls arm_poll before every TM FIFO
+ * access with the TSC; the model then moves words in bursts. With a real
+ * TAP/PTY a watcher thread (rsh_sim_arm_watch.c) blocks in poll() on the
+ * ones found empty, and the model reads only those reported readable.
+ * Without it (responder, or the thread could not start), reads that found
+ * nothing are retried only after armpoll= (10 us), except right after the
+ * host gave the peer data (a reply is likely).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +75,11 @@ rsh_sim_arm_peer_open(struct rsh_sim *sim, struct rsh_sim_arm *a)
 	}
 	rsh_sim_arm_peer_stats(a, a->peer != NULL ?
 			       rsh_sim_peer_index(a->peer) : o.index);
+	/* Real descriptors: block in poll() on them instead of reading. */
+	if (a->peer != NULL && rsh_sim_peer_is_netns(a->peer) &&
+	    rsh_sim_arm_watch_start(&a->watch, rsh_sim_peer_net_fd(a->peer),
+				    rsh_sim_peer_con_fd(a->peer)) < 0)
+		RSH_DEV_LOG(NOTICE, &sim->be, "DPU peer: no readiness thread; polling the TAP every armpoll=");
 }
 
 /* The ARM's Linux came up: console banner, link up (§D8 item 6). */
@@ -160,6 +167,7 @@ rsh_sim_arm_close_cb(struct rsh_sim *sim)
 
 	if (a == NULL)
 		return;
+	rsh_sim_arm_watch_stop(a->watch);
 	rsh_sim_peer_destroy(a->peer);
 	free(a);
 	sim->arm_priv = NULL;

@@ -87,6 +87,7 @@ struct rsh_sim_arm {
 	uint8_t uefi_con[RSH_SIM_ARM_UEFI_RING];
 	struct rsh_sim_arm_rx rx;
 	struct rsh_sim_arm_tx tx;
+	struct rsh_sim_arm_watch *watch; /* TAP/PTY readiness, NULL: read */
 	struct rsh_sim_arm_stats st;
 };
 
@@ -95,6 +96,22 @@ struct rsh_sim_arm {
 	__atomic_store_n(&(a)->st.f, (a)->st.f + (n), __ATOMIC_RELAXED)
 #define RSH_SIM_ARM_SET(a, f, v) \
 	__atomic_store_n(&(a)->st.f, (v), __ATOMIC_RELAXED)
+
+/* ---- rsh_sim_arm_watch.c ---- */
+
+#define RSH_SIM_ARM_WATCH_NET 0u  /* the TAP */
+#define RSH_SIM_ARM_WATCH_CON 1u  /* the shell's PTY */
+#define RSH_SIM_ARM_WATCH_N 2u
+struct rsh_sim_arm_watch;
+
+/* A thread blocking in poll() on the TAP and PTY; 0 or -errno. */
+int rsh_sim_arm_watch_start(struct rsh_sim_arm_watch **out, int net_fd,
+			    int con_fd);
+void rsh_sim_arm_watch_stop(struct rsh_sim_arm_watch *w);
+/* May descriptor i be read (it was reported readable)? */
+bool rsh_sim_arm_watch_ready(struct rsh_sim_arm_watch *w, unsigned int i);
+/* A read of descriptor i found it empty: watch it again. */
+void rsh_sim_arm_watch_empty(struct rsh_sim_arm_watch *w, unsigned int i);
 
 /* ---- rsh_sim_arm_rx.c ---- */
 

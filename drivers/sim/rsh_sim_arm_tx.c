@@ -140,12 +140,18 @@ rsh_sim_arm_tx_net(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 	ssize_t n;
 
 	if (a->peer == NULL || now < a->net_next ||
+	    !rsh_sim_arm_watch_ready(a->watch, RSH_SIM_ARM_WATCH_NET) ||
 	    rsh_sim_arm_tx_avail(sim, true) == 0)
 		return false;
 	n = rsh_sim_peer_net_read(a->peer, f, sizeof(f));
 	RSH_SIM_ARM_ADD(a, peer_syscalls, 1);
 	if (n <= 0) {
-		a->net_next = now + a->poll_cyc;
+		/* Empty: the watcher says when it is readable again (an
+		 * error is retried after armpoll=, as without it). */
+		if (a->watch != NULL && (n == -EAGAIN || n == 0))
+			rsh_sim_arm_watch_empty(a->watch, RSH_SIM_ARM_WATCH_NET);
+		else
+			a->net_next = now + a->poll_cyc;
 		return false;
 	}
 	if (n > (ssize_t)RSH_TMF_ARM_NET_MAX) { /* MTU 1500: not expected */
@@ -190,13 +196,16 @@ rsh_sim_arm_tx_con_fill(struct rsh_sim_arm *a, uint64_t now)
 	unsigned int i;
 	ssize_t n;
 
-	if (a->peer == NULL || a->con_dead || now < a->con_next)
+	if (a->peer == NULL || a->con_dead || now < a->con_next ||
+	    !rsh_sim_arm_watch_ready(a->watch, RSH_SIM_ARM_WATCH_CON))
 		return;
 	for (i = 0; i < RSH_SIM_ARM_FILL_READS; i++) {
 		n = rsh_sim_peer_con_read(a->peer, b, sizeof(b));
 		RSH_SIM_ARM_ADD(a, peer_syscalls, 1);
-		if (n == -EAGAIN || n == 0)
+		if (n == -EAGAIN || n == 0) {
+			rsh_sim_arm_watch_empty(a->watch, RSH_SIM_ARM_WATCH_CON);
 			break;
+		}
 		if (n < 0) { /* EIO: the shell exited */
 			a->con_dead = true;
 			RSH_LOG(NOTICE, "emulated DPU console closed: %s",
@@ -208,7 +217,8 @@ rsh_sim_arm_tx_con_fill(struct rsh_sim_arm *a, uint64_t now)
 		if ((size_t)n < sizeof(b))
 			break;
 	}
-	a->con_next = now + a->poll_cyc;
+	if (a->watch == NULL)
+		a->con_next = now + a->poll_cyc;
 }
 
 /* Start the next message at a boundary: a due oversize@ frame first,

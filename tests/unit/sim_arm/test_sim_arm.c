@@ -8,6 +8,7 @@
  * namespace TAP and a shell on a PTY (root; exits 77 otherwise).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,6 +251,15 @@ static bool
 rsh_t_pred_arp_replies(struct rsh_t_arm *t, const void *arg)
 {
 	return rsh_t_arp_replies(t) >= *(const unsigned int *)arg;
+}
+
+/* For rsh_t_hwait as a plain timed poll. */
+static bool
+rsh_t_pred_never(struct rsh_t_arm *t, const void *arg)
+{
+	(void)t;
+	(void)arg;
+	return false;
 }
 
 /* Every header the ARM sent: known type, bytes 3-6 zero, checksum ok. */
@@ -747,6 +757,35 @@ test_boot_coupling(void **state)
 	rsh_t_close(&t);
 }
 
+/* An idle peer (netns): the model waits for TAP/PTY readiness instead of
+ * reading them every armpoll=, so polling the FIFOs costs no peer reads. */
+static void
+test_idle_reads(void **state)
+{
+	struct rsh_t_arm t;
+	uint64_t end, before, polls = 0;
+
+	(void)state;
+	if (!rsh_t_netns)
+		skip(); /* the responder is not a descriptor */
+	rsh_t_open(&t, "sim:bf3,booted=1");
+	rsh_t_hwait(&t, rsh_t_pred_never, NULL, 500); /* banner, prompt */
+	before = rsh_t_astats(&t).peer_syscalls;
+	end = rte_get_timer_cycles() + rte_get_timer_hz() * 3 / 10;
+	do {
+		rsh_t_hpoll(&t);
+		polls++;
+		usleep(50);
+	} while (rte_get_timer_cycles() < end);
+	/* Without readiness: a TAP and a PTY read per poll (>= 2 x polls). */
+	if ((rsh_t_astats(&t).peer_syscalls - before) * 10 >= polls) {
+		print_error("%" PRIu64 " peer reads in %" PRIu64 " idle polls\n",
+			    rsh_t_astats(&t).peer_syscalls - before, polls);
+		fail();
+	}
+	rsh_t_close(&t);
+}
+
 /* New options: one-line errors naming the option; stats of a non-sim. */
 static void
 test_args(void **state)
@@ -789,6 +828,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_mtu_boundary),
 		cmocka_unit_test(test_tx_timeout_padding),
 		cmocka_unit_test(test_uefi_ring),
+		cmocka_unit_test(test_idle_reads),
 		cmocka_unit_test(test_args),
 	};
 
