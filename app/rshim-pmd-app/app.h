@@ -152,6 +152,9 @@ int rsh_app_bench_tmfifo(struct rsh_app *app);
 int rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev,
 		     struct rsh_poller *p);
 
+/* Standard input was closed when the app started (now /dev/null). */
+extern bool rsh_app_stdin_closed;
+
 /* Checks before EAL starts (exit code, 0 = fine): stdin open for
  * --console; the TAP created (permission, name free) for --net tap. */
 int rsh_app_console_precheck(struct rsh_app *app);

@@ -69,13 +69,14 @@ rsh_app_tio_restore(void)
 		tcsetattr(STDIN_FILENO, TCSAFLUSH, &rsh_app_saved_tio);
 }
 
-/* --console needs an open stdin (a terminal or a pipe). */
+/* --console needs an open stdin (a terminal or a pipe); one that was
+ * closed at start now reads /dev/null (main.c), which is no console. */
 int
 rsh_app_console_precheck(struct rsh_app *app)
 {
 	if (!app->console)
 		return 0;
-	if (fcntl(STDIN_FILENO, F_GETFL) < 0) {
+	if (rsh_app_stdin_closed || fcntl(STDIN_FILENO, F_GETFL) < 0) {
 		rsh_app_err("--console: standard input is closed; run it on a terminal or give it a pipe (e.g. echo cmd | %s --console)",
 			    app->prog);
 		return RSH_EXIT_USAGE;

@@ -163,12 +163,16 @@ rsh_app_split(int argc, char **argv, int *eal_argc, char ***eal_argv,
  * first open() (a TAP fd as stdout, console bytes written into it): put
  * /dev/null there before anything else opens a descriptor.
  */
+bool rsh_app_stdin_closed;
+
 static void
 rsh_app_std_fds(void)
 {
 	for (int fd = 0; fd <= 2; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
 			continue;
+		if (fd == 0)
+			rsh_app_stdin_closed = true; /* --console refuses it */
 		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
 			_exit(RSH_EXIT_FAIL);
 	}

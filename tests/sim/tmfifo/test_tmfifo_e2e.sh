@@ -205,7 +205,7 @@ bad() {
 		pass "$name: $(cat "$tmp/err")"
 	fi
 }
-bad "unknown --net mode" 2 "unknown --net mode" "$app" --device sim:bf3 --net bogus
+bad "unknown --net mode" 2 "bad value 'bogus' for --net" "$app" --device sim:bf3 --net bogus
 left_behind "unknown --net mode"
 bad "TAP without permission" 9 "CAP_NET_ADMIN" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$app" --device sim:bf3 --net tap
