@@ -138,6 +138,20 @@ run help 0 --help && { grep -q "Exit codes" <<<"$out" && grep -q -- "--push-boot
 "$app" --device sim:bf3,drain=20M --push-boot "$demo" --log-wait 2 >"$tmp/out" 2>"$tmp/err" </dev/null
 if [ $? -eq 0 ] && grep -q "pushed .* MiB/s" "$tmp/err"; then pass progress-lines; else fail "progress-lines: $(cat "$tmp/err")"; fi
 
+# --push-boot with --console: the console is shown while the boot streams,
+# so what the DPU printed (its banner; the emulated DPU runs already and
+# reads the stream itself) comes before the push summary on stdout.
+timeout 120 "$app" --device sim:bf3,booted=1 --skip-reset --push-boot "$demo" \
+	--console --log-wait 2 >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+con_at=$(grep -n "rshim-pmd emulated" "$tmp/out" | head -1 | cut -d: -f1)
+sum_at=$(grep -n "pushed [0-9]* bytes in" "$tmp/out" | head -1 | cut -d: -f1)
+if [ "$rc" -eq 0 ] && [ -n "$con_at" ] && [ -n "$sum_at" ] && [ "$con_at" -lt "$sum_at" ]; then
+	pass push-console
+else
+	fail "push-console: exit $rc, console at line '${con_at}', summary at line '${sum_at}': $(cat "$tmp/out" "$tmp/err")"
+fi
+
 # rshim-mkbfb lists the demo.
 "$mkbfb" --list "$demo" >"$tmp/out" 2>&1 && grep -q "initramfs" "$tmp/out" && pass mkbfb-list || fail "mkbfb-list: $(cat "$tmp/out")"
 
