@@ -6,7 +6,9 @@
  * boots); the push's progress hooks call rsh_app_push_console_show(),
  * which writes what arrived to stdout. On a terminal, the progress bar's
  * line on stderr is cleared first so console text never lands in the
- * middle of it; the bar is redrawn on the next tick. After a good push
+ * middle of it, and a console line left open (a prompt) is ended on
+ * stderr so the bar's carriage return cannot overwrite it; the bar is
+ * redrawn on the next tick. After a good push
  * the same channels serve the interactive console (rsh_app_channels).
  */
 #include <stdbool.h>
@@ -27,7 +29,7 @@ rsh_app_push_console_begin(struct rsh_app *app, struct rsh_dev *dev)
 bool
 rsh_app_push_console_show(struct rsh_dev *dev, bool clear_bar)
 {
-	char out[4096];
+	char out[4096], last = '\n';
 	bool shown = false;
 	size_t n;
 
@@ -40,6 +42,13 @@ rsh_app_push_console_show(struct rsh_dev *dev, bool clear_bar)
 		}
 		shown = true;
 		rsh_app_write_all(out, n);
+		last = out[n - 1];
+	}
+	/* A partial line (a prompt) would be overwritten by the bar's \r:
+	 * the bar goes to the next line instead. */
+	if (shown && clear_bar && last != '\n') {
+		fputs("\r\n", stderr);
+		fflush(stderr);
 	}
 	return shown;
 }

@@ -152,6 +152,23 @@ else
 	fail "push-console: exit $rc, console at line '${con_at}', summary at line '${sum_at}': $(cat "$tmp/out" "$tmp/err")"
 fi
 
+# The same on a terminal (script(1)): the progress bar's line is cleared
+# before console text, and the open prompt line is not overwritten by it.
+if command -v script >/dev/null 2>&1; then
+	timeout 120 script -qec "sleep 2 | '$app' --device sim:bf3,booted=1,drain=50M --skip-reset --push-boot '$demo' --console --log-wait 1" \
+		"$tmp/tty" >/dev/null 2>&1 </dev/null
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q $'\r\033\[K' "$tmp/tty" &&
+	   grep -q "rshim-pmd emulated" "$tmp/tty" &&
+	   ! grep -a "dpu# " "$tmp/tty" | grep -q "MiB/s"; then
+		pass push-console-tty
+	else
+		fail "push-console-tty: exit $rc: $(cat -v "$tmp/tty" | head -12)"
+	fi
+else
+	echo "skip: push-console-tty (no script(1))"
+fi
+
 # rshim-mkbfb lists the demo.
 "$mkbfb" --list "$demo" >"$tmp/out" 2>&1 && grep -q "initramfs" "$tmp/out" && pass mkbfb-list || fail "mkbfb-list: $(cat "$tmp/out")"
 
