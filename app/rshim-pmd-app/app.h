@@ -154,6 +154,16 @@ int rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev,
 
 /* Standard input was closed when the app started (now /dev/null). */
 extern bool rsh_app_stdin_closed;
+/* Attach the console/network channels (exit code; no-op when attached). */
+int rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev);
+/* Write all of buf to stdout. */
+void rsh_app_write_all(const char *buf, size_t n);
+/* --push-boot with --console (push_console.c): attach before the push,
+ * show the console while it streams, detach when the push failed. */
+int rsh_app_push_console_begin(struct rsh_app *app, struct rsh_dev *dev);
+bool rsh_app_push_console_show(struct rsh_dev *dev, bool clear_bar);
+void rsh_app_push_console_end(struct rsh_app *app, struct rsh_dev *dev,
+			      int code);
 
 /* Checks before EAL starts (exit code, 0 = fine): stdin open for
  * --console; the TAP created (permission, name free) for --net tap. */

@@ -45,6 +45,7 @@ struct rsh_app_progress {
 	uint64_t start_ns;
 	uint64_t last_ns;
 	struct rsh_boot *b;
+	struct rsh_dev *con_dev;   /* --console: shown during the push */
 };
 
 /* Draw the bar (TTY) or a plain line (pipe), rate-limited. */
@@ -80,10 +81,21 @@ rsh_app_progress_draw(struct rsh_app_progress *pr, bool force)
 		mib, (double)pr->total / 1048576.0, rate, eta);
 }
 
+/* --console: what the DPU printed so far, on a line of its own (the bar
+ * is redrawn after it). */
+static void
+rsh_app_progress_console(struct rsh_app_progress *pr)
+{
+	if (pr->con_dev != NULL &&
+	    rsh_app_push_console_show(pr->con_dev, pr->enabled && pr->tty))
+		pr->last_ns = 0;
+}
+
 /* Progress callback of the input reader. */
 static void
 rsh_app_progress_cb(void *arg)
 {
+	rsh_app_progress_console(arg);
 	rsh_app_progress_draw(arg, false);
 }
 
@@ -142,6 +154,7 @@ rsh_app_drain(struct rsh_app_progress *pr, struct rsh_boot *b)
 
 		if (__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
 			return -ECANCELED;
+		rsh_app_progress_console(pr);
 		rsh_app_progress_draw(pr, false);
 		nanosleep(&ts, NULL);
 	}
@@ -178,6 +191,7 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 
 	pr.total = rsh_app_input_total(in);
 	pr.enabled = !app->quiet && app->progress != 0;
+	pr.con_dev = app->console ? dev : NULL;
 	if (!app->quiet)
 		fprintf(stderr, "rshim-pmd-app: %s: %s, %s the ARM and pushing %s%s\n",
 			pr.dev, rsh_gen_name(rsh_dev_gen(dev)),
@@ -201,6 +215,7 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 		rc = rsh_app_drain(&pr, b);
 	if (rc < 0 && rc != in->push_err)
 		rsh_boot_cancel(b);
+	rsh_app_progress_console(&pr);
 	rsh_app_progress_draw(&pr, true);
 	if (pr.enabled && pr.tty)
 		fputc('\n', stderr);

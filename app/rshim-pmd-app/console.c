@@ -148,11 +148,12 @@ rsh_app_console_keys(struct rsh_app_console *c, const char *buf, size_t n)
 }
 
 /* Write all of buf to stdout (blocking: stdout paces the console). */
-static void
+void
 rsh_app_write_all(const char *buf, size_t n)
 {
 	ssize_t k;
 
+	fflush(stdout); /* lines printed before (a push summary) go first */
 	while (n > 0) {
 		k = write(STDOUT_FILENO, buf, n);
 		if (k < 0 && errno == EINTR)
@@ -398,13 +399,16 @@ rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 	return 0;
 }
 
-/* Attach the channels; the running poll loop takes them between passes. */
-static int
+/* Attach the channels; the running poll loop takes them between passes.
+ * Already attached (before a --push-boot, push_console.c): nothing to do. */
+int
 rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev)
 {
 	struct rsh_tmfifo_opts o;
 	int rc;
 
+	if (rsh_tmfifo_attached(dev))
+		return 0;
 	rsh_tmfifo_opts_default(&o);
 	o.console = app->console;
 	o.net = app->net != NULL;

@@ -127,8 +127,13 @@ rsh_app_run_device(struct rsh_app *app)
 	}
 	if (x != NULL && x->mode != NULL && x->mode(app) != NULL)
 		code = x->run(app, dev, p);
-	else
-		code = app->push_file != NULL ? rsh_app_push_boot(app, dev, p) : 0;
+	else if (app->push_file != NULL) {
+		code = rsh_app_push_console_begin(app, dev);
+		if (code == RSH_EXIT_OK)
+			code = rsh_app_push_boot(app, dev, p);
+		rsh_app_push_console_end(app, dev, code);
+	} else
+		code = 0;
 	if (code == RSH_EXIT_OK && (app->console || app->net != NULL))
 		code = rsh_app_channels(app, dev, p);
 out:

@@ -426,7 +426,13 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 	return 1;
 }
 
-/* The ownership service's poll step; cheap between its timers. */
+/*
+ * The ownership service's poll step; cheap between its timers. Everything
+ * it does is timer work (a 100 ms look, a 300 ms keepalive, the hand-over
+ * acks), never data: it reports no work, so the loop keeps backing off
+ * while idle instead of spinning again after every keepalive. The loop's
+ * sleep ceiling (a few ms) is far below these periods.
+ */
 unsigned int
 rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
@@ -437,8 +443,10 @@ rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 		return 0;
 	o->next_check = now + rsh_ms_cyc(RSH_OWN_CHECK_MS);
 	if (o->rel != RSH_OWN_REL_NONE)
-		return rsh_own_release_step(dev, now);
-	return rsh_own_check_step(dev, now);
+		(void)rsh_own_release_step(dev, now);
+	else
+		(void)rsh_own_check_step(dev, now);
+	return 0;
 }
 
 /* Close: the device is released (§2.8): SCRATCHPAD1 = 0, SCRATCHPAD6 = 0,

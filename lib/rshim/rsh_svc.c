@@ -2,8 +2,12 @@
 /*
  * The per-device services: what the poll loop runs for every attached
  * device, in this order, on the poll lcore. Each has a poll step (returns
- * the work done, may lower the loop's sleep) and a stop step (the device
- * leaves the poller: let go of everything, on the poll lcore).
+ * the data work done, may lower the loop's sleep) and a stop step (the
+ * device leaves the poller: let go of everything, on the poll lcore).
+ * Work means data moved or about to move: any non-zero return restarts
+ * the loop's idle spin, so a step that only serves a timer (a keepalive
+ * write, a periodic register look) returns 0 and relies on the loop's
+ * sleep ceiling to run again in time.
  *
  * Adding a service: write its poll and stop steps (rsh_dev_priv.h) and add
  * one line here. A service that must keep off the device while the NIC

@@ -144,4 +144,8 @@ rsh_tmfifo_user_pending(struct rsh_dev *dev)
 	return false;
 }
 
+/* Fill every free HTT slot with zero-length sync words (§4.10); poll
+ * lcore only (the data path's resync and the attach command step). */
+int rsh_tmf_sync_fill(struct rsh_tmfifo *t);
+
 #endif /* RSH_TMFIFO_PRIV_H */

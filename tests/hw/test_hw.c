@@ -103,18 +103,26 @@ rsh_hw_console(struct rsh_dev *dev)
 	rsh_tmfifo_detach(dev);
 }
 
-/* Push a tiny in-memory BFB (one zero-filled image). */
+/*
+ * Push a tiny in-memory BFB holding the boot chain the boot ROM expects,
+ * in order: bl2 (id 1), bl31 (id 3), bl33 (id 5), each zero-filled. A
+ * stream without bl2/bl31/bl33 is refused by the boot ROM; this one is
+ * well-formed, so the check is about the transport accepting every byte.
+ */
 static void
 rsh_hw_push(struct rsh_dev *dev)
 {
-	static uint8_t payload[4096], bfb[8192];
-	struct rsh_bfb_wimage img = { .id = 62, .data = payload,
-				      .len = sizeof(payload) };
+	static uint8_t payload[3][4096], bfb[16384];
+	struct rsh_bfb_wimage img[3] = {
+		{ .id = 1, .data = payload[0], .len = sizeof(payload[0]) },
+		{ .id = 3, .data = payload[1], .len = sizeof(payload[1]) },
+		{ .id = 5, .data = payload[2], .len = sizeof(payload[2]) },
+	};
 	struct rsh_poll_opts po;
 	struct rsh_boot_opts bo;
 	struct rsh_poller *p = NULL;
 	struct rsh_boot *b = NULL;
-	long len = rsh_bfb_write(&img, 1, bfb, sizeof(bfb));
+	long len = rsh_bfb_write(img, RTE_DIM(img), bfb, sizeof(bfb));
 	int rc;
 
 	rsh_poll_opts_default(&po);

@@ -138,6 +138,37 @@ run help 0 --help && { grep -q "Exit codes" <<<"$out" && grep -q -- "--push-boot
 "$app" --device sim:bf3,drain=20M --push-boot "$demo" --log-wait 2 >"$tmp/out" 2>"$tmp/err" </dev/null
 if [ $? -eq 0 ] && grep -q "pushed .* MiB/s" "$tmp/err"; then pass progress-lines; else fail "progress-lines: $(cat "$tmp/err")"; fi
 
+# --push-boot with --console: the console is shown while the boot streams,
+# so what the DPU printed (its banner; the emulated DPU runs already and
+# reads the stream itself) comes before the push summary on stdout.
+timeout 120 "$app" --device sim:bf3,booted=1 --skip-reset --push-boot "$demo" \
+	--console --log-wait 2 >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+con_at=$(grep -n "rshim-pmd emulated" "$tmp/out" | head -1 | cut -d: -f1)
+sum_at=$(grep -n "pushed [0-9]* bytes in" "$tmp/out" | head -1 | cut -d: -f1)
+if [ "$rc" -eq 0 ] && [ -n "$con_at" ] && [ -n "$sum_at" ] && [ "$con_at" -lt "$sum_at" ]; then
+	pass push-console
+else
+	fail "push-console: exit $rc, console at line '${con_at}', summary at line '${sum_at}': $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# The same on a terminal (script(1)): the progress bar's line is cleared
+# before console text, and the open prompt line is not overwritten by it.
+if command -v script >/dev/null 2>&1; then
+	timeout 120 script -qec "sleep 2 | '$app' --device sim:bf3,booted=1,drain=50M --skip-reset --push-boot '$demo' --console --log-wait 1" \
+		"$tmp/tty" >/dev/null 2>&1 </dev/null
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q $'\r\033\[K' "$tmp/tty" &&
+	   grep -q "rshim-pmd emulated" "$tmp/tty" &&
+	   ! grep -a "dpu# " "$tmp/tty" | grep -q "MiB/s"; then
+		pass push-console-tty
+	else
+		fail "push-console-tty: exit $rc: $(cat -v "$tmp/tty" | head -12)"
+	fi
+else
+	echo "skip: push-console-tty (no script(1))"
+fi
+
 # rshim-mkbfb lists the demo.
 "$mkbfb" --list "$demo" >"$tmp/out" 2>&1 && grep -q "initramfs" "$tmp/out" && pass mkbfb-list || fail "mkbfb-list: $(cat "$tmp/out")"
 

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TM FIFO channels, control path: attach (rings, pools, eventfds, the
+ * HTT sync of hardware-notes §4.10), detach, health and counters. The
+ * poll-lcore data path is rsh_tmfifo.c; the shared object is
+ * rsh_tmfifo_priv.h. Attach and detach hand the channels to and from the
+ * poll lcore through commands, so no lock is held while it runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#define RSH_LOGTYPE rsh_logtype_fifo
+#include "rsh_log.h"
+#include "rsh_own.h"
+#include "rsh_cmd.h"
+#include "rsh_tmfifo_priv.h"
+
+static uint32_t rsh_tmf_seq; /* unique ring/pool names */
+
+/* Copy a stats struct made only of uint64_t fields with relaxed loads. */
+static void
+rsh_tmf_stats_copy(uint64_t *dst, const uint64_t *src, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+/* Fill defaults. */
+void
+rsh_tmfifo_opts_default(struct rsh_tmfifo_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->console = true;
+	o->net = true;
+	o->ring_size = 1024;
+	o->pool_size = 4095;
+	o->socket_id = SOCKET_ID_ANY;
+}
+
+/* Free every mbuf left in a ring, then the ring. */
+static void
+rsh_tmf_ring_free(struct rte_ring *r)
+{
+	void *m;
+
+	if (r == NULL)
+		return;
+	while (rte_ring_dequeue(r, &m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(r);
+}
+
+/* Free everything of a tmfifo object (any subset may be NULL). */
+static void
+rsh_tmf_free(struct rsh_tmfifo *t)
+{
+	unsigned int c;
+
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
+		rsh_tmf_ring_free(t->ch[c].tx);
+		rsh_tmf_ring_free(t->ch[c].rx);
+		if (t->ch[c].efd >= 0)
+			close(t->ch[c].efd);
+	}
+	rte_pktmbuf_free(t->rx.m);
+	rte_pktmbuf_free(t->rx.hold);
+	rte_pktmbuf_free(t->con_rd);
+	rte_ring_free(t->ctrl);
+	rte_mempool_free(t->rx_pool);
+	rte_mempool_free(t->tx_pool);
+	rte_free(t);
+}
+
+/* One SP/SC ring of mbuf pointers named rshtmf<id><suffix>. */
+static struct rte_ring *
+rsh_tmf_ring(uint32_t id, const char *sfx, const struct rsh_tmfifo_opts *o)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "rshtmf%u%s", id, sfx);
+	return rte_ring_create(name, o->ring_size, o->socket_id,
+			       RING_F_SP_ENQ | RING_F_SC_DEQ);
+}
+
+/* Create rings and pools of an attach; -ENOMEM on failure. */
+static int
+rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
+{
+	static const char *const sfx[RSH_TMFIFO_NCHAN][2] = {
+		{ "c_tx", "c_rx" }, { "n_tx", "n_rx" } };
+	bool open[RSH_TMFIFO_NCHAN] = { o->console, o->net };
+	uint32_t id = __atomic_fetch_add(&rsh_tmf_seq, 1, __ATOMIC_RELAXED);
+	unsigned int cache = RTE_MIN(64u, o->pool_size / 2);
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int c;
+
+	snprintf(name, sizeof(name), "rshtmf%u_rx", id);
+	t->rx_pool = rte_pktmbuf_pool_create(name, o->pool_size, cache, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE, o->socket_id);
+	snprintf(name, sizeof(name), "rshtmf%u_tx", id);
+	t->tx_pool = rte_pktmbuf_pool_create(name, o->pool_size, cache, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE, o->socket_id);
+	snprintf(name, sizeof(name), "rshtmf%u_ctl", id);
+	t->ctrl = rte_ring_create_elem(name, sizeof(uint64_t), RSH_TMF_CTRL_RING,
+				       o->socket_id, RING_F_SC_DEQ);
+	if (t->rx_pool == NULL || t->tx_pool == NULL || t->ctrl == NULL)
+		return -ENOMEM;
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
+		if (!open[c])
+			continue;
+		t->ch[c].tx = rsh_tmf_ring(id, sfx[c][0], o);
+		t->ch[c].rx = rsh_tmf_ring(id, sfx[c][1], o);
+		if (t->ch[c].tx == NULL || t->ch[c].rx == NULL)
+			return -ENOMEM;
+		t->ch[c].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (t->ch[c].efd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Check attach options and the device state. */
+static int
+rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
+{
+	if (!o->console && !o->net) {
+		rsh_err_set("%s: tmfifo attach with no channel", dev->name);
+		return -EINVAL;
+	}
+	if (o->ring_size < 2 || !rte_is_power_of_2(o->ring_size) ||
+	    o->pool_size < 2 * o->ring_size) {
+		rsh_err_set("%s: tmfifo ring size %u must be a power of two and "
+			    "the pool (%u) at least twice it", dev->name,
+			    o->ring_size, o->pool_size);
+		return -EINVAL;
+	}
+	if (dev->tmfifo != NULL) {
+		rsh_err_set("%s: tmfifo channels already open", dev->name);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Command step: sync the HTT stream and publish the channels (ptr). */
+static int
+rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_tmfifo *t = c->ptr;
+	int rc;
+
+	RTE_SET_USED(now);
+	if (c->dev->tmfifo != NULL) {
+		rsh_err_set("%s: tmfifo channels already open", c->dev->name);
+		return rsh_cmd_finish(c, -EEXIST);
+	}
+	if (c->dev->boot_opening ||
+	    __atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL)
+		t->was_booting = true; /* synced when the push ends */
+	rc = c->in[0] || t->was_booting ? 0 : rsh_tmf_sync_fill(t);
+	if (rc != 0) {
+		rsh_err_set("%s: TM FIFO status unreadable (%s)", c->dev->name,
+			    rc == -ENODEV ? "device gone" : "device in reset");
+		return rsh_cmd_finish(c, rc);
+	}
+	/* Pairs with the acquire loads of the user-side calls. */
+	__atomic_store_n(&c->dev->tmfifo, t, __ATOMIC_RELEASE);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* Create the channels and sync the HTT stream, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
+{
+	struct rsh_tmfifo_opts def;
+	struct rsh_tmfifo *t;
+	struct rsh_cmd c;
+	int rc;
+
+	if (o == NULL) {
+		rsh_tmfifo_opts_default(&def);
+		o = &def;
+	}
+	rc = rsh_tmf_check(dev, o);
+	if (rc != 0)
+		return rc;
+	/* Dropped: hands off; secure NIC mode refuses the console (§6.6). */
+	rc = o->console ? rsh_own_boot_ok(dev, "the console") : rsh_own_access_ok(dev);
+	if (rc != 0)
+		return rc;
+	t = rte_zmalloc_socket("rsh_tmfifo", sizeof(*t), RTE_CACHE_LINE_SIZE,
+			       o->socket_id);
+	if (t == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	t->dev = dev;
+	t->tx.ch = RSH_TMF_DST_DROP;
+	for (unsigned int c = 0; c < RSH_TMFIFO_NCHAN; c++)
+		t->ch[c].efd = -1;
+	rc = rsh_tmf_create(t, o);
+	if (rc != 0)
+		goto fail_free;
+	/* The poll lcore writes the sync words and starts serving t. */
+	rsh_cmd_init(&c, dev, "tmfifo attach", rsh_tmf_attach_step);
+	c.in[0] = o->no_sync;
+	c.ptr = t;
+	rc = rsh_cmd_exec(&c);
+	if (rc != 0)
+		goto fail_free;
+	return 0;
+fail_free:
+	rsh_tmf_free(t);
+fail:
+	if (rc == -ENOMEM)
+		rsh_err_set("%s: no memory for tmfifo rings/pools (%s)", dev->name,
+			    rte_strerror(rte_errno));
+	return rc;
+}
+
+/* Command step: the poll lcore lets go of the channels. */
+static int
+rsh_tmf_detach_step(struct rsh_cmd *c, uint64_t now)
+{
+	RTE_SET_USED(now);
+	__atomic_store_n(&c->dev->tmfifo, NULL, __ATOMIC_RELEASE);
+	return rsh_cmd_finish(c, 0);
+}
+
+/* Free the channels, see rsh_tmfifo_api.h (also while the poller runs). */
+void
+rsh_tmfifo_detach(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_cmd c;
+
+	if (t == NULL)
+		return;
+	rsh_cmd_init(&c, dev, "tmfifo detach", rsh_tmf_detach_step);
+	rsh_cmd_exec(&c);
+	rsh_tmf_free(t);
+}
+
+/* Health of the TM FIFO path, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_status(struct rsh_dev *dev)
+{
+	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+
+	if (t == NULL)
+		return -ENOENT;
+	/* Pairs with the release store in rsh_tmf_sts_check(). */
+	if (!__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE))
+		return 0;
+	rsh_err_set("%s: the TM FIFO reads all-ones: the device is gone (removed, reset or powered off); check lspci and the DPU power",
+		    dev->name);
+	return -ENODEV;
+}
+
+/* True when channels are attached. */
+bool
+rsh_tmfifo_attached(const struct rsh_dev *dev)
+{
+	return dev->tmfifo != NULL;
+}
+
+/* Copy counters, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_get_stats(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
+		     struct rsh_tmfifo_chan_stats *cst,
+		     struct rsh_tmfifo_stats *dst)
+{
+	if ((unsigned int)ch >= RSH_TMFIFO_NCHAN)
+		return -EINVAL;
+	if (dev->tmfifo == NULL)
+		return -ENOENT;
+	if (cst != NULL)
+		rsh_tmf_stats_copy((uint64_t *)cst,
+				   (const uint64_t *)&dev->tmfifo->ch[ch].st,
+				   sizeof(*cst));
+	if (dst != NULL)
+		rsh_tmf_stats_copy((uint64_t *)dst,
+				   (const uint64_t *)&dev->tmfifo->st, sizeof(*dst));
+	return 0;
+}
