@@ -69,6 +69,12 @@ struct rsh_t_mock {
 	pthread_t last_thread;
 	uint32_t thread_changes;      /* accesses from a new thread */
 	struct rsh_t_trig trig;
+	/* Boot FIFO: data words written, and the longest run of them
+	 * between two BOOT_FIFO_COUNT reads (the credit of one read). */
+	uint64_t fifo_words;
+	uint32_t fifo_run;
+	uint32_t fifo_run_max;
+	uint64_t count_reads;
 };
 
 /* Register slot of a BAR offset (sparse: the tests use few registers). */
@@ -160,6 +166,10 @@ rsh_t_rd(struct rsh_backend *be, uint32_t off)
 
 	rsh_t_enter(m);
 	be->stats.reads++;
+	if (off == m->map.off[RSH_BOOT_FIFO_COUNT]) {
+		__atomic_store_n(&m->count_reads, m->count_reads + 1, __ATOMIC_RELAXED);
+		m->fifo_run = 0;
+	}
 	st = rsh_t_reset_state(m);
 	if (st == 2)
 		v = RSH_ALL_ONES;
@@ -179,6 +189,11 @@ rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 
 	rsh_t_enter(m);
 	be->stats.writes++;
+	if (off == m->map.off[RSH_BOOT_FIFO_DATA]) {
+		__atomic_store_n(&m->fifo_words, m->fifo_words + 1, __ATOMIC_RELAXED);
+		if (++m->fifo_run > m->fifo_run_max)
+			m->fifo_run_max = m->fifo_run;
+	}
 	if (rsh_t_reset_state(m) == 0) {
 		*rsh_t_slot(m, off) = v;
 		if (m->wlog_n < RSH_T_LOG) {
