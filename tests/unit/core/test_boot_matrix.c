@@ -67,7 +67,8 @@ struct rsh_t_case {
 };
 
 /*
- * The matrix. A cancel before BOOTCTL leaves the device untouched; from
+ * The matrix. The reset windows are long enough for the poll lcore to see
+ * them under load, short enough to keep the run near 10 s. A cancel before BOOTCTL leaves the device untouched; from
  * BOOTCTL on, every failure writes BOOT_CONTROL back (the device gone:
  * it cannot, and says so). An ARM reset before the key is written is a
  * failure (-EIO, restored once the rshim answers); after it, it is the
@@ -77,28 +78,28 @@ static const struct rsh_t_case rsh_t_cases[] = {
 	{ ST_CHECK, RSH_T_EV_CANCEL, 10, 20, -ECANCELED, "cancelled", "not changed",
 	  "restored", 0 },
 	{ ST_CHECK, RSH_T_EV_GONE, 10, 20, -ENODEV, "gone", "FABRIC_DIM", "restored", 0 },
-	{ ST_CHECK, RSH_T_EV_DOWN, 10, 100, -EIO, "not reachable", "FABRIC_DIM",
+	{ ST_CHECK, RSH_T_EV_DOWN, 10, 2000, -EIO, "not reachable", "FABRIC_DIM",
 	  "restored", 0 },
 
 	{ ST_BOOTCTL, RSH_T_EV_CANCEL, 10, 20, -ECANCELED, "cancelled", "not changed",
 	  "restored", 0 },
 	{ ST_BOOTCTL, RSH_T_EV_GONE, 10, 20, -ENODEV, "gone", "could NOT be restored",
 	  NULL, 0 },
-	{ ST_BOOTCTL, RSH_T_EV_DOWN, 10, 100, -EIO, "not reachable", "restored to",
+	{ ST_BOOTCTL, RSH_T_EV_DOWN, 10, 250, -EIO, "not reachable", "restored to",
 	  "NOT", W_RESTORE },
 
 	{ ST_WDOG, RSH_T_EV_CANCEL, 10, 20, -ECANCELED, "cancelled", "restored to",
 	  "NOT", W_BC0 | W_RESTORE },
 	{ ST_WDOG, RSH_T_EV_GONE, 10, 20, -ENODEV, "gone", "could NOT be restored",
 	  NULL, W_BC0 },
-	{ ST_WDOG, RSH_T_EV_DOWN, 10, 100, -EIO, "not reachable", "restored to",
+	{ ST_WDOG, RSH_T_EV_DOWN, 10, 250, -EIO, "not reachable", "restored to",
 	  "NOT", W_BC0 | W_RESTORE },
 
 	{ ST_RESET, RSH_T_EV_CANCEL, 10, 20, -ECANCELED, "cancelled", "restored to",
 	  "NOT", W_BC0 | W_WDOG | W_RESTORE },
 	{ ST_RESET, RSH_T_EV_GONE, 10, 20, -ENODEV, "gone", "could NOT be restored",
 	  NULL, W_BC0 | W_WDOG },
-	{ ST_RESET, RSH_T_EV_DOWN, 10, 100, -EIO, "not reachable", "restored to",
+	{ ST_RESET, RSH_T_EV_DOWN, 10, 250, -EIO, "not reachable", "restored to",
 	  "NOT", W_BC0 | W_WDOG | W_RESTORE },
 
 	/* A 20 s delay: only the cancel can end the wait in time. */
