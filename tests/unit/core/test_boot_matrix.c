@@ -129,6 +129,7 @@ static const struct rsh_t_case rsh_t_cases[] = {
 };
 
 static int rsh_t_cancel;
+static struct rsh_poller *rsh_t_poller;
 
 static double
 rsh_t_now(void)
@@ -326,6 +327,8 @@ rsh_t_run(struct rsh_poller *p, const struct rsh_t_case *c, const char *devstr,
 		assert_int_equal(*rsh_t_reg(m, RSH_BOOT_CONTROL), 1);
 	else if (!(want & W_BC0))
 		assert_int_equal(*rsh_t_reg(m, RSH_BOOT_CONTROL), saved);
+	if (want & W_BC0) /* BOOT_CONTROL was changed (and maybe restored) */
+		assert_null(strstr(rsh_last_error(), "not changed"));
 	if (want & W_RESTORE)
 		rsh_t_check_line("restored to", saved);
 	if (c->msg2 != NULL && strstr(c->msg2, "could NOT") != NULL)
@@ -347,19 +350,29 @@ test_boot_matrix(void **state)
 	/* Stale, no owner's magic: 1 ms ownership window per open. */
 	rsh_t_probe_scratchpad1 = 0x5eed;
 	assert_int_equal(rsh_poller_create(NULL, &p), 0);
+	rsh_t_poller = p;
 	assert_int_equal(rsh_poller_start(p), 0);
 	for (unsigned int i = 0; i < RTE_DIM(rsh_t_cases); i++)
 		for (unsigned int g = 0; g < RTE_DIM(gens); g++)
 			for (unsigned int s = 0; s < RTE_DIM(saved); s++)
 				rsh_t_run(p, &rsh_t_cases[i], gens[g], saved[s]);
-	rsh_poller_destroy(p);
+}
+
+/* Stop the loop also after a failed case, so the run ends at once. */
+static int
+rsh_t_teardown(void **state)
+{
+	(void)state;
+	rsh_poller_destroy(rsh_t_poller);
+	rsh_t_poller = NULL;
+	return 0;
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boot_matrix),
+		cmocka_unit_test_teardown(test_boot_matrix, rsh_t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
