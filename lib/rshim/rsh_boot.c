@@ -501,7 +501,7 @@ static int
 rsh_boot_restore(struct rsh_boot *b, int rc)
 {
 	uint64_t v = rc == 0 ? RSH_BOOT_CONTROL_EMMC : b->saved_bootctl;
-	char line[512];
+	char line[512], why[256];
 	int rrc;
 
 	if (rc < 0)
@@ -509,7 +509,9 @@ rsh_boot_restore(struct rsh_boot *b, int rc)
 	snprintf(line, sizeof(line), "%s", rsh_last_error());
 	rrc = rsh_boot_restore_cmd(b->dev, v);
 	if (rrc < 0) {
-		rsh_err_set("%s%s%s", line, line[0] ? "; " : "", rsh_last_error());
+		/* Copy first: the error line is also the destination. */
+		snprintf(why, sizeof(why), "%s", rsh_last_error());
+		rsh_err_set("%s%s%s", line, line[0] ? "; " : "", why);
 		return rc < 0 ? rc : rrc;
 	}
 	if (rc < 0)

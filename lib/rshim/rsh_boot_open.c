@@ -134,7 +134,9 @@ rsh_boot_open_fail(struct rsh_cmd *c, uint64_t now, int rc)
 	struct rsh_boot *b = c->ptr;
 
 	if (rc == -ECANCELED && rsh_last_error()[0] == '\0')
-		rsh_err_set("%s: boot push cancelled before the ARM reset; the device was not changed",
+		rsh_err_set(b->bootctl_written ?
+			    "%s: boot push cancelled before the ARM reset" :
+			    "%s: boot push cancelled before the ARM reset; the device was not changed",
 			    c->dev->name);
 	snprintf(c->err, sizeof(c->err), "%s", rsh_last_error());
 	c->dev->boot_opening = false;

@@ -3,7 +3,9 @@
  * A mock rshim backend for the core's unit tests: a sparse register file
  * (BF2 or BF3 decode), a reset model (FABRIC_DIM unreachable for a while
  * after the reset key, or gone for good), a write log, and a check that
- * every access comes from one thread at a time (the backend contract).
+ * every access comes from one thread at a time (the backend contract),
+ * and a one-shot trigger that injects an event (cancel, device gone, ARM
+ * reset window) right after a chosen register access.
  * Device strings: "mock:bf2", "mock:bf3".
  */
 #ifndef RSH_T_CORE_MOCK_H
@@ -30,6 +32,27 @@ enum rsh_t_after_reset {
 	RSH_T_GONE,        /* all-ones for good */
 };
 
+/* An event the trigger injects. */
+enum rsh_t_ev {
+	RSH_T_EV_NONE = 0,
+	RSH_T_EV_CANCEL,   /* set *cancel */
+	RSH_T_EV_GONE,     /* all-ones from now on */
+	RSH_T_EV_DOWN,     /* unreachable for down_ms from now, then back */
+};
+
+/* Fire ev once, after the first access that matches. */
+struct rsh_t_trig {
+	enum rsh_t_ev ev;
+	bool on_write;     /* a write (else a read) of reg */
+	enum rsh_reg reg;
+	bool match_val;    /* writes: only this value */
+	uint64_t val;
+	bool after_reset;  /* only once the reset key was written */
+	int *cancel;
+	uint64_t down_ms;
+	uint32_t fired;
+};
+
 struct rsh_t_mock {
 	struct rsh_backend be;
 	struct rsh_regmap map;
@@ -45,6 +68,13 @@ struct rsh_t_mock {
 	uint32_t overlaps;            /* two threads inside at once */
 	pthread_t last_thread;
 	uint32_t thread_changes;      /* accesses from a new thread */
+	struct rsh_t_trig trig;
+	/* Boot FIFO: data words written, and the longest run of them
+	 * between two BOOT_FIFO_COUNT reads (the credit of one read). */
+	uint64_t fifo_words;
+	uint32_t fifo_run;
+	uint32_t fifo_run_max;
+	uint64_t count_reads;
 };
 
 /* Register slot of a BAR offset (sparse: the tests use few registers). */
@@ -91,6 +121,42 @@ rsh_t_reset_state(struct rsh_t_mock *m)
 	       m->down_ms * rte_get_timer_hz() / 1000 ? 1 : 0;
 }
 
+/* Inject ev now (also used by the tests directly). */
+static inline void
+rsh_t_inject(struct rsh_t_mock *m, enum rsh_t_ev ev, int *cancel, uint64_t down_ms)
+{
+	switch (ev) {
+	case RSH_T_EV_CANCEL:
+		__atomic_store_n(cancel, 1, __ATOMIC_RELAXED);
+		break;
+	case RSH_T_EV_GONE:
+		m->after_reset = RSH_T_GONE;
+		m->reset_tsc = rte_get_timer_cycles();
+		break;
+	case RSH_T_EV_DOWN:
+		m->after_reset = RSH_T_BACK_AFTER;
+		m->down_ms = down_ms;
+		m->reset_tsc = rte_get_timer_cycles();
+		break;
+	default:
+		break;
+	}
+}
+
+/* Fire the trigger if this access matches it. */
+static inline void
+rsh_t_trig_check(struct rsh_t_mock *m, bool is_write, uint32_t off, uint64_t v)
+{
+	struct rsh_t_trig *t = &m->trig;
+
+	if (t->ev == RSH_T_EV_NONE || t->fired || t->on_write != is_write ||
+	    off != m->map.off[t->reg] || (t->match_val && v != t->val) ||
+	    (t->after_reset && m->resets == 0))
+		return;
+	__atomic_store_n(&t->fired, 1, __ATOMIC_RELEASE);
+	rsh_t_inject(m, t->ev, t->cancel, t->down_ms);
+}
+
 static inline uint64_t
 rsh_t_rd(struct rsh_backend *be, uint32_t off)
 {
@@ -100,6 +166,10 @@ rsh_t_rd(struct rsh_backend *be, uint32_t off)
 
 	rsh_t_enter(m);
 	be->stats.reads++;
+	if (off == m->map.off[RSH_BOOT_FIFO_COUNT]) {
+		__atomic_store_n(&m->count_reads, m->count_reads + 1, __ATOMIC_RELAXED);
+		m->fifo_run = 0;
+	}
 	st = rsh_t_reset_state(m);
 	if (st == 2)
 		v = RSH_ALL_ONES;
@@ -107,6 +177,7 @@ rsh_t_rd(struct rsh_backend *be, uint32_t off)
 		v = RSH_BAD_ACCESS1;
 	else
 		v = *rsh_t_slot(m, off);
+	rsh_t_trig_check(m, false, off, v);
 	rsh_t_leave(m);
 	return v;
 }
@@ -118,6 +189,11 @@ rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 
 	rsh_t_enter(m);
 	be->stats.writes++;
+	if (off == m->map.off[RSH_BOOT_FIFO_DATA]) {
+		__atomic_store_n(&m->fifo_words, m->fifo_words + 1, __ATOMIC_RELAXED);
+		if (++m->fifo_run > m->fifo_run_max)
+			m->fifo_run_max = m->fifo_run;
+	}
 	if (rsh_t_reset_state(m) == 0) {
 		*rsh_t_slot(m, off) = v;
 		if (m->wlog_n < RSH_T_LOG) {
@@ -130,6 +206,7 @@ rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 			__atomic_store_n(&m->resets, m->resets + 1, __ATOMIC_RELAXED);
 		}
 	}
+	rsh_t_trig_check(m, true, off, v);
 	rsh_t_leave(m);
 }
 
@@ -165,6 +242,10 @@ rsh_t_mock_of(struct rsh_dev *dev)
 	return (struct rsh_t_mock *)dev->be;
 }
 
+/* SCRATCHPAD1 of the next probed mock (a test may set a stale, non-owner
+ * value: the open's ownership window is then own_wait_ms, not 400 ms). */
+static uint64_t rsh_t_probe_scratchpad1;
+
 static int
 rsh_t_match(const char *s)
 {
@@ -187,6 +268,7 @@ rsh_t_probe(const char *s, const struct rsh_open_opts *o, struct rsh_backend **o
 	*rsh_t_reg(m, RSH_FABRIC_DIM) = 0x0000000200000004ull;
 	*rsh_t_reg(m, RSH_BOOT_CONTROL) = 2;
 	*rsh_t_reg(m, RSH_RESET_CONTROL) = 0x500000000ull;
+	*rsh_t_reg(m, RSH_SCRATCHPAD1) = rsh_t_probe_scratchpad1;
 	m->down_ms = 20;
 	*out = &m->be;
 	return 0;

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The boot engine's credit arithmetic (hardware-notes §3.3, §D6.1): one
+ * BOOT_FIFO_COUNT read allows depth - count - 3 words, the depth 512 words
+ * (1024 on BlueField-3). Edge cases against a mock FIFO whose count stays
+ * where the test put it (the device takes every word at once):
+ *  - count 0: the longest run of writes between two count reads is the
+ *    full credit, 509 or 1021 words, and every word arrives once;
+ *  - count = depth - 3, depth - 1, and the field's maximum 1023 (a count
+ *    above the credit must give 0, not a wrapped-around huge credit):
+ *    no word is written, the push waits until cancelled;
+ *  - count = depth - 4: a credit of exactly 1 word per read.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+
+#include "rsh_boot_priv.h"
+#include "rsh_t_core_mock.h"
+#include "rsh_test_eal.h"
+
+static int rsh_t_cancel;
+
+struct rsh_t_env {
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	struct rsh_t_mock *m;
+	struct rsh_boot_opts o;
+	uint32_t depth;
+};
+
+static void
+rsh_t_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A device on a running poller, its FIFO count fixed at count. */
+static void
+rsh_t_env_open(struct rsh_t_env *e, const char *devstr, uint32_t count)
+{
+	static const struct rsh_open_opts oo = { .own_wait_ms = 1 };
+
+	__atomic_store_n(&rsh_t_cancel, 0, __ATOMIC_RELAXED);
+	rsh_t_probe_scratchpad1 = 0x5eed; /* no owner: short ownership window */
+	assert_int_equal(rsh_dev_open(devstr, &oo, &e->dev), 0);
+	e->m = rsh_t_mock_of(e->dev);
+	e->depth = strcmp(devstr, "mock:bf3") == 0 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+	*rsh_t_reg(e->m, RSH_BOOT_FIFO_COUNT) = count;
+	assert_int_equal(rsh_poller_create(NULL, &e->p), 0);
+	assert_int_equal(rsh_poller_add(e->p, e->dev), 0);
+	assert_int_equal(rsh_poller_start(e->p), 0);
+	rsh_boot_opts_default(&e->o);
+	e->o.reset_delay_ms = 1;
+	e->o.stall_timeout_ms = 60000;
+	e->o.cancel_flag = &rsh_t_cancel;
+}
+
+static void
+rsh_t_env_close(struct rsh_t_env *e)
+{
+	assert_int_equal(e->m->overlaps, 0);
+	rsh_poller_destroy(e->p);
+	rsh_dev_close(e->dev);
+}
+
+/* Push words 64-bit words (distinct values) and close; 0 or -errno. */
+static int
+rsh_t_push(struct rsh_t_env *e, unsigned int words, struct rsh_boot_stats *st)
+{
+	uint64_t *buf = calloc(words, sizeof(*buf));
+	struct rsh_boot *b;
+	int rc;
+
+	assert_non_null(buf);
+	for (unsigned int i = 0; i < words; i++)
+		buf[i] = 0x1000 + i;
+	assert_int_equal(rsh_boot_open(e->dev, e->p, &e->o, &b), 0);
+	assert_int_equal(rsh_boot_write(b, buf, words * sizeof(*buf)), 0);
+	rc = rsh_boot_close(b, st);
+	free(buf);
+	return rc;
+}
+
+/* Count 0: runs of exactly the full credit, every word once. */
+static void
+rsh_t_full_credit(const char *devstr)
+{
+	struct rsh_boot_stats st;
+	struct rsh_t_env e;
+	unsigned int credit, words;
+
+	rsh_t_env_open(&e, devstr, 0);
+	credit = e.depth - RSH_BOOT_FIFO_RESERVE;
+	words = 3 * credit + 5;
+	assert_int_equal(rsh_t_push(&e, words, &st), 0);
+	assert_int_equal(e.m->fifo_run_max, credit);
+	assert_int_equal(e.m->fifo_words, st.bytes_pushed / 8);
+	assert_true(st.bytes_pushed >= words * 8ull);
+	/* at least one count read per credit's worth */
+	assert_true(e.m->count_reads >= (e.m->fifo_words + credit - 1) / credit);
+	rsh_t_env_close(&e);
+}
+
+static void
+test_full_credit_bf2(void **state)
+{
+	(void)state;
+	rsh_t_full_credit("mock:bf2");
+}
+
+static void
+test_full_credit_bf3(void **state)
+{
+	(void)state;
+	rsh_t_full_credit("mock:bf3");
+}
+
+/* A count at or above the credit: nothing is written; a cancel ends it. */
+static void
+rsh_t_no_credit(const char *devstr, uint32_t count)
+{
+	static uint8_t chunk[RSH_BOOT_CHUNK];
+	struct rsh_t_env e;
+	struct rsh_boot *b;
+	uint64_t reads;
+
+	print_message("  %s count %u\n", devstr, count);
+	rsh_t_env_open(&e, devstr, count);
+	assert_int_equal(rsh_boot_open(e.dev, e.p, &e.o, &b), 0);
+	/* A full chunk goes to the poll lcore at once. */
+	assert_int_equal(rsh_boot_write(b, chunk, sizeof(chunk)), 0);
+	/* The engine keeps reading the count and never writes. */
+	do
+		rsh_t_sleep_ms(20);
+	while (__atomic_load_n(&e.m->count_reads, __ATOMIC_RELAXED) < 3);
+	rsh_t_sleep_ms(50);
+	reads = __atomic_load_n(&e.m->count_reads, __ATOMIC_RELAXED);
+	assert_true(reads >= 3);
+	assert_int_equal(__atomic_load_n(&e.m->fifo_words, __ATOMIC_RELAXED), 0);
+	__atomic_store_n(&rsh_t_cancel, 1, __ATOMIC_RELAXED);
+	assert_int_equal(rsh_boot_close(b, NULL), -ECANCELED);
+	assert_int_equal(e.m->fifo_words, 0);
+	rsh_t_env_close(&e);
+}
+
+static void
+test_no_credit(void **state)
+{
+	(void)state;
+	rsh_t_no_credit("mock:bf2", RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE);
+	rsh_t_no_credit("mock:bf2", RSH_BOOT_FIFO_SIZE - 1);
+	rsh_t_no_credit("mock:bf2", RSH_BOOT_FIFO_COUNT__MASK);
+	rsh_t_no_credit("mock:bf3", RSH_BF3_BOOT_FIFO_DEPTH - RSH_BOOT_FIFO_RESERVE);
+	rsh_t_no_credit("mock:bf3", RSH_BOOT_FIFO_COUNT__MASK);
+}
+
+/* A credit of one word per read: runs of 1, every word delivered. */
+static void
+rsh_t_one_credit(const char *devstr)
+{
+	struct rsh_boot_stats st;
+	struct rsh_t_env e;
+	uint32_t depth = strcmp(devstr, "mock:bf3") == 0 ? RSH_BF3_BOOT_FIFO_DEPTH :
+							    RSH_BOOT_FIFO_SIZE;
+
+	rsh_t_env_open(&e, devstr, depth - RSH_BOOT_FIFO_RESERVE - 1);
+	assert_int_equal(rsh_t_push(&e, 64, &st), 0);
+	assert_int_equal(e.m->fifo_run_max, 1);
+	assert_int_equal(e.m->fifo_words, st.bytes_pushed / 8);
+	assert_true(e.m->count_reads >= e.m->fifo_words);
+	rsh_t_env_close(&e);
+}
+
+static void
+test_one_credit(void **state)
+{
+	(void)state;
+	rsh_t_one_credit("mock:bf2");
+	rsh_t_one_credit("mock:bf3");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_credit_bf2),
+		cmocka_unit_test(test_full_credit_bf3),
+		cmocka_unit_test(test_no_credit),
+		cmocka_unit_test(test_one_credit),
+	};
+
+	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
+				      rsh_test_eal_teardown);
+}
