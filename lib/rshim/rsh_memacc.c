@@ -12,6 +12,7 @@
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 #include "rsh_memacc.h"
+#include "rsh_own.h"
 
 #define RSH_MEMACC_SEND (1ull << 63)
 #define RSH_MEMACC_WRITE (1ull << 48)
@@ -21,13 +22,22 @@
 #define RSH_MEMACC_PRIV_BIT_BF12 48
 #define RSH_MEMACC_BF2_OPN_PHYS (0x2800000ull + 0xFD8u)
 
-/* Grant the widget its privilege level (§1.6 step 1). */
+/* Grant the widget its privilege level (§1.6 step 1); refused while the
+ * device is dropped or a boot push owns it, like any register access. */
 static int
 rsh_memacc_priv(struct rsh_dev *dev)
 {
 	unsigned int bit = dev->be->gen == RSH_GEN_BF3 ? 0 : RSH_MEMACC_PRIV_BIT_BF12;
-	uint64_t v = rsh_dev_rd(dev, RSH_DEVICE_MSTR_PRIV_LVL);
+	int rc = rsh_own_access_ok(dev);
+	uint64_t v;
 
+	if (rc < 0)
+		return rc;
+	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		rsh_err_set("%s: a boot push owns the device", dev->name);
+		return -EBUSY;
+	}
+	v = rsh_dev_rd(dev, RSH_DEVICE_MSTR_PRIV_LVL);
 	if (rsh_reg_val_is_bad(v))
 		return rsh_dev_val_err(v);
 	if (!(v & (1ull << bit)))

@@ -11,7 +11,8 @@ struct rsh_dev;
 
 /* One 4-byte read/write of SoC-physical memory. 0, -ETIMEDOUT (widget
  * gave no response after 1000 polls; rsh_last_error() says so), or
- * -ENODEV/-EIO for a gone / unreachable device. */
+ * -EBUSY (dropped, or a boot push owns the device), or -ENODEV/-EIO for
+ * a gone / unreachable device. */
 int rsh_memacc_read32(struct rsh_dev *dev, uint64_t phys, uint32_t *v);
 int rsh_memacc_write32(struct rsh_dev *dev, uint64_t phys, uint32_t v);
 

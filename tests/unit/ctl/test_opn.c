@@ -97,6 +97,12 @@ test_write_refused(void **state)
 	assert_int_equal(rsh_misc_write(dev, "OPN_STR AB CD"), -EINVAL);
 	t_opn(dev, opn, sizeof(opn));
 	assert_string_equal(opn, "MBF2M516A-CEEOT");
+	/* Dropped: another driver's device, no register work. */
+	assert_int_equal(rsh_misc_write(dev, "DROP_MODE 1"), 0);
+	assert_int_equal(rsh_misc_write(dev, "OPN_STR NEW"), -EBUSY);
+	assert_int_equal(rsh_misc_write(dev, "DROP_MODE 0"), 0);
+	t_opn(dev, opn, sizeof(opn));
+	assert_string_equal(opn, "MBF2M516A-CEEOT");
 	rsh_dev_close(dev);
 	dev = t_open("sim:bf3");
 	assert_int_equal(rsh_misc_write(dev, "OPN_STR X"), -ENOTSUP);
