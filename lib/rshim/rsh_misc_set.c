@@ -201,9 +201,9 @@ rsh_misc_set_opn(struct rsh_dev *dev, const char *val)
 	n = strlen(val);
 	while (n > 0 && isspace((unsigned char)val[n - 1]))
 		n--;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && n <= RSH_OPN_LEN; i++)
 		if (val[i] < 0x21 || val[i] > 0x7E)
-			n = RSH_OPN_LEN + 1;
+			n = RSH_OPN_LEN + 1; /* refused below; stops the scan */
 	if (n > RSH_OPN_LEN)
 		return rsh_misc_bad(dev, "OPN_STR", val, "at most 16 printable characters, no blanks");
 	memcpy(opn, val, n);
