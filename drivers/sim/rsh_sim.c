@@ -333,6 +333,8 @@ rsh_sim_reg_write(struct rsh_sim *sim, int reg, uint32_t off, uint64_t v,
 		else
 			*m = v;
 		return;
+	case RSH_SIM_REG_MEM_ACC_CTL:
+		return rsh_sim_memacc_ctl(sim, v);
 	case RSH_SIM_REG_WDOG1_WCS:
 		*m = v;
 		RSH_SIM_ST_ADD(sim, wdog_writes, 1);
@@ -614,6 +616,7 @@ rsh_sim_probe(const char *devstr, const struct rsh_open_opts *opts,
 	if (rc < 0)
 		goto fail_free;
 	rsh_sim_power_on(sim, fresh);
+	rsh_sim_memacc_init(sim);
 	rsh_sim_mem_ready(sim);
 	rsh_sim_cost_init(sim);
 	rc = rsh_sim_arm_attach(sim);

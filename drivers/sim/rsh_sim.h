@@ -109,6 +109,14 @@ int rsh_sim_inject(struct rsh_backend *be, enum rsh_sim_event ev,
 		   uint32_t arg);
 
 /**
+ * Stall (or unstall) the emulated MEM_ACC widget: while stalled, a
+ * MEM_ACC_CTL send never completes and MEM_ACC_RSP_CNT stays put, so the
+ * driver's bounded poll must give up.
+ * @return 0, or -EINVAL for a non-sim backend.
+ */
+int rsh_sim_memacc_stall(struct rsh_backend *be, bool stall);
+
+/**
  * Copy the counters of an emulated device.
  * @return 0, or -EINVAL when be is NULL or not a "sim" backend.
  */

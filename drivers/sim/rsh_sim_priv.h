@@ -262,6 +262,9 @@ struct rsh_sim {
 	uint64_t ready_tsc;    /* device time of the last "DPU is ready" */
 	struct rsh_sim_cost cost;
 	struct rsh_sim_stats st;
+	/* MEM_ACC widget (rsh_sim_memacc.c): YU block words, 4 KiB. */
+	uint32_t yu[1024];
+	bool memacc_stall;     /* test hook: accesses never complete */
 };
 
 /* Single-writer counter update (readers use relaxed loads). */
@@ -469,6 +472,10 @@ const struct rsh_sim *rsh_sim_cast(const struct rsh_backend *be);
 
 /* Arm the fault schedule at the start of a boot stream. */
 void rsh_sim_fault_restart(struct rsh_sim *sim);
+
+/* rsh_sim_memacc.c: power-on contents, and a MEM_ACC_CTL write. */
+void rsh_sim_memacc_init(struct rsh_sim *sim);
+void rsh_sim_memacc_ctl(struct rsh_sim *sim, uint64_t ctl);
 
 /* Words the consumer may take before the next fault offset. */
 uint64_t rsh_sim_fault_limit(const struct rsh_sim *sim);

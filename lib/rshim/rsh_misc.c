@@ -14,6 +14,7 @@
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
 #include "rsh_log_decode.h"
+#include "rsh_memacc.h"
 #include "rsh_misc.h"
 #include "rsh_own.h"
 
@@ -21,7 +22,7 @@
  * significant byte first (§1.5). */
 #define RSH_MISC_BF3_YU_BASE 0x400000u
 #define RSH_MISC_BF3_OPN_OFF 0x9BDCu
-#define RSH_MISC_OPN_LEN 16u
+#define RSH_MISC_OPN_LEN RSH_OPN_LEN
 #define RSH_MISC_PEER_WAIT_MS 1000u /* §4.7: the reader gives up after 1 s */
 
 static const char *const rsh_misc_bf_modes[] = {
@@ -121,34 +122,59 @@ rsh_misc_cfg(struct rsh_dev *dev)
 	return &dev->misc;
 }
 
+/* Raw boot-record bytes to text: up to the first NUL or non-printable
+ * byte, trailing spaces trimmed; "" (shown as N/A) when nothing is left. */
+static void
+rsh_misc_opn_text(const char *raw, char *opn)
+{
+	unsigned int n = 0;
+
+	while (n < RSH_MISC_OPN_LEN && raw[n] >= 0x20 && raw[n] <= 0x7E) {
+		opn[n] = raw[n];
+		n++;
+	}
+	while (n > 0 && opn[n - 1] == ' ')
+		n--;
+	opn[n] = '\0';
+}
+
 /* BF3 OPN from the YU boot record. The backend reads 64 bits, so each
  * aligned pair of 32-bit words is read once and split (little-endian
  * halves). *(inferred)* the YU block answers 64-bit reads like the rshim
- * registers; a bad pattern shows N/A. BF2's MEM_ACC path is not done. */
+ * registers; a bad pattern shows N/A. */
 static void
-rsh_misc_opn(struct rsh_dev *dev, char *opn)
+rsh_misc_opn_bf3(struct rsh_dev *dev, char *raw)
 {
 	uint32_t base = RSH_MISC_BF3_YU_BASE + RSH_MISC_BF3_OPN_OFF;
 
-	opn[0] = '\0';
-	if (dev->be->gen != RSH_GEN_BF3)
-		return;
+	raw[0] = '\0';
 	for (unsigned int i = 0; i < RSH_MISC_OPN_LEN; i += 4) {
 		uint32_t a = base + i;
 		uint64_t w = dev->be->ops->read64(dev->be, a & ~7u);
 		uint32_t v = (a & 4) ? (uint32_t)(w >> 32) : (uint32_t)w;
 
 		if (rsh_reg_val_is_bad(w)) {
-			opn[0] = '\0';
+			raw[0] = '\0';
 			return;
 		}
 		for (unsigned int k = 0; k < 4; k++)
-			opn[i + k] = (char)(v >> (24 - 8 * k));
+			raw[i + k] = (char)(v >> (24 - 8 * k));
 	}
-	opn[RSH_MISC_OPN_LEN] = '\0';
-	for (unsigned int i = 0; opn[i] != '\0'; i++)
-		if (opn[i] < 0x20 || opn[i] > 0x7E)
-			opn[i] = i == 0 ? '\0' : ' ';
+}
+
+/* The OPN: BF3 through the YU channel, BF2 through the MEM_ACC widget
+ * (§1.5, §1.6); any failure shows N/A. */
+static void
+rsh_misc_opn(struct rsh_dev *dev, char *opn)
+{
+	char raw[RSH_MISC_OPN_LEN] = { 0 };
+
+	opn[0] = '\0';
+	if (dev->be->gen == RSH_GEN_BF3)
+		rsh_misc_opn_bf3(dev, raw);
+	else if (dev->be->gen == RSH_GEN_BF2 && rsh_memacc_opn_read(dev, raw) < 0)
+		return;
+	rsh_misc_opn_text(raw, opn);
 }
 
 /* Command step: the OPN (ptr = a 17-byte buffer). */
@@ -182,6 +208,8 @@ rsh_misc_read_regs(struct rsh_dev *dev, struct rsh_misc_view *v, char *opn)
 	if (rc == -ENODEV || rc == -EBUSY)
 		return rc;
 	v->boot_mode = rc == 0 ? (unsigned int)(x & RSH_BOOT_CONTROL__MODE_MASK) : 0;
+	if (v->gen == 2)
+		rsh_misc_opn_cmd(dev, opn);
 	if (v->gen != 3)
 		return 0;
 	if (rsh_dev_reg_read(dev, RSH_SCRATCHPAD2, &x) == 0)

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
+#include "rsh_memacc.h"
 #include "rsh_misc.h"
 #include "rsh_own.h"
 
@@ -168,6 +170,49 @@ rsh_misc_set_int(struct rsh_dev *dev, const char *key, const char *val)
 	return 0;
 }
 
+/* Command step: write the BF2 OPN (ptr = the NUL-terminated text). */
+static int
+rsh_misc_opn_write_step(struct rsh_cmd *c, uint64_t now)
+{
+	RTE_SET_USED(now);
+	return rsh_cmd_finish(c, rsh_memacc_opn_write(c->dev, c->ptr));
+}
+
+/* OPN_STR (§5.5): up to 16 printable characters into the boot record,
+ * lost on a cold reset; an empty value clears it (reads show N/A). BF2
+ * only: the BF3 copy sits in 32-bit words the 64-bit YU channel cannot
+ * write without touching the neighbouring word. */
+static int
+rsh_misc_set_opn(struct rsh_dev *dev, const char *val)
+{
+	char opn[RSH_OPN_LEN + 1];
+	struct rsh_cmd c;
+	size_t n;
+
+	if (dev->be->gen != RSH_GEN_BF2) {
+		rsh_err_set("%s: misc OPN_STR: writing the boot-record OPN is supported on BlueField-2 only (BlueField-%d has %s)",
+			    dev->name, (int)dev->be->gen,
+			    dev->be->gen == RSH_GEN_BF3 ? "it in 32-bit words the 64-bit YU access cannot write alone" :
+			    "no OPN");
+		return -ENOTSUP;
+	}
+	while (isspace((unsigned char)*val))
+		val++;
+	n = strlen(val);
+	while (n > 0 && isspace((unsigned char)val[n - 1]))
+		n--;
+	for (size_t i = 0; i < n && n <= RSH_OPN_LEN; i++)
+		if (val[i] < 0x21 || val[i] > 0x7E)
+			n = RSH_OPN_LEN + 1; /* refused below; stops the scan */
+	if (n > RSH_OPN_LEN)
+		return rsh_misc_bad(dev, "OPN_STR", val, "at most 16 printable characters, no blanks");
+	memcpy(opn, val, n);
+	opn[n] = '\0';
+	rsh_cmd_init(&c, dev, "OPN write", rsh_misc_opn_write_step);
+	c.ptr = opn;
+	return rsh_cmd_exec(&c);
+}
+
 /* Keys that act on the device. 1 when key is not one of them. */
 static int
 rsh_misc_set_action(struct rsh_dev *dev, const char *key, const char *val)
@@ -197,6 +242,8 @@ rsh_misc_set_action(struct rsh_dev *dev, const char *key, const char *val)
 	}
 	if (strcmp(key, "DEBUG_CODE") == 0)
 		return rsh_misc_set_debug(dev, val);
+	if (strcmp(key, "OPN_STR") == 0)
+		return rsh_misc_set_opn(dev, val);
 	if (strcmp(key, "PEER_MAC") == 0 || strcmp(key, "PXE_ID") == 0 ||
 	    strcmp(key, "VLAN_ID") == 0)
 		return rsh_misc_set_peer(dev, key, val);
@@ -207,11 +254,6 @@ rsh_misc_set_action(struct rsh_dev *dev, const char *key, const char *val)
 static int
 rsh_misc_set_unsupported(struct rsh_dev *dev, const char *key)
 {
-	if (strcmp(key, "OPN_STR") == 0) {
-		rsh_err_set("%s: misc OPN_STR: writing the boot-record OPN is not supported by rshim-pmd (it needs 32-bit YU/MEM_ACC writes)",
-			    dev->name);
-		return -ENOTSUP;
-	}
 	if (strcmp(key, "DEV_NAME") == 0) {
 		rsh_err_set("%s: misc DEV_NAME: rshim-pmd does not rename a device in place; close it and open the new PCI address",
 			    dev->name);

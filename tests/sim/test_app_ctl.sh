@@ -31,6 +31,11 @@ check() {
 
 check "misc bf3 level 0" 0 "DISPLAY_LEVEL   0 (0:basic, 1:advanced, 2:log)" --device sim:bf3 --misc
 check "misc bf3 BF_MODE" 0 "SECURE_NIC_MODE 0 (0:no, 1:yes)" --device sim:bf3 --misc
+check "misc bf2 OPN_STR via MEM_ACC" 0 "OPN_STR         MBF2M516A-CEEOT" --device sim:bf2 --misc
+check "misc-set OPN_STR bf2 reads back" 0 "OPN_STR         MBF2H332A-AEEOT" --device sim:bf2 \
+	--misc-set 'OPN_STR MBF2H332A-AEEOT' --misc
+check "misc-set OPN_STR too long" 2 "at most 16 printable" --device sim:bf2 \
+	--misc-set 'OPN_STR 0123456789ABCDEFG'
 check "misc bf1 DEV_INFO" 0 "DEV_INFO        BlueField-1(Rev" --device sim:bf1 --misc
 check "misc level 2 log" 0 "             Log Messages" --device sim:bf2 \
 	--misc-set 'DISPLAY_LEVEL 2' --misc
