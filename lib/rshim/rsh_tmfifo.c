@@ -91,6 +91,8 @@ rsh_tmf_tx_credit(struct rsh_tmfifo *t, unsigned int *credit)
 	if (rc != 0)
 		return rc;
 	*credit = cnt >= RSH_TMF_CREDIT_MAX ? 0 : RSH_TMF_CREDIT_MAX - cnt;
+	if (t->dev->be->gen == RSH_GEN_BF1)
+		*credit = RTE_MIN(*credit, RSH_TMF_BF1_WRITE_RUN);
 	return 0;
 }
 

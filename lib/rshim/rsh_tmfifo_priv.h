@@ -25,6 +25,10 @@
 #define RSH_TMF_MSG_WORDS_MAX (1u + RSH_TMFIFO_CONSOLE_MSG_MAX / 8u)
 /* Host TX budget with an empty FIFO, §4.1: 256 − 3. */
 #define RSH_TMF_CREDIT_MAX (RSH_TM_FIFO_SIZE - RSH_TM_FIFO_RESERVE)
+/* BlueField-1 takes at most 15 posted writes before a read of another
+ * register (hardware-notes §1.9): each HOST_TO_TILE burst there is cut to
+ * 15 words, and the STS read that gives the next credit is that read. */
+#define RSH_TMF_BF1_WRITE_RUN 15u
 #define RSH_TMF_DST_DROP (-1)
 #define RSH_TMF_CTRL_RING 64u
 /* While blocked (no credit, ring full) ask to be polled this soon ... */

@@ -328,6 +328,38 @@ test_idle_mmio(void **state)
 	assert_int_equal(c->m.be.stats.writes, 0);
 }
 
+/* BlueField-1: no HOST_TO_TILE burst longer than 15 posted writes (each
+ * is preceded by the STS read of its pass), and everything still arrives
+ * in order. */
+static void
+test_tx_bf1_write_runs(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	static struct rsh_t_parsed p;
+	uint8_t con[3000];
+	unsigned int i, polls = 0;
+
+	c->m.be.gen = RSH_GEN_BF1;
+	rsh_t_attach(c, 256, false);
+	for (i = 0; i < sizeof(con); i++)
+		con[i] = (uint8_t)(i * 13 + 1);
+	assert_int_equal(rsh_tmfifo_console_write(&c->dev, con, sizeof(con)),
+			 sizeof(con));
+	do {
+		rsh_t_poll(c);
+		rsh_t_arm_drain(c, 300);
+		polls++;
+	} while ((c->m.htt.cnt > 0 || rsh_t_poll(c) > 0) && polls < 10000);
+	rsh_t_arm_drain(c, 300);
+	assert_int_equal(c->m.credit_violations, 0);
+	assert_int_equal(c->m.sts_violations, 0);
+	assert_true(c->m.max_burst <= 15);
+	assert_true(c->m.max_burst > 0);
+	rsh_t_parse_log(c, &p);
+	assert_int_equal(p.n_con, sizeof(con));
+	assert_memory_equal(p.con, con, sizeof(con));
+}
+
 int
 main(void)
 {
@@ -341,6 +373,7 @@ main(void)
 		T(test_boot_leaves_fifo_alone),
 		T(test_tx_stuck_padding),
 		T(test_idle_mmio),
+		T(test_tx_bf1_write_runs),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
