@@ -113,12 +113,17 @@ rsh_t_leave(struct rsh_t_mock *m)
 static inline int
 rsh_t_reset_state(struct rsh_t_mock *m)
 {
-	if (m->reset_tsc == 0)
+	/* Tests inject from their own thread (rsh_t_inject): acquire pairs
+	 * with its release store of reset_tsc. */
+	uint64_t t = __atomic_load_n(&m->reset_tsc, __ATOMIC_ACQUIRE);
+
+	if (t == 0)
 		return 0;
-	if (m->after_reset == RSH_T_GONE)
+	if (__atomic_load_n(&m->after_reset, __ATOMIC_RELAXED) == RSH_T_GONE)
 		return 2;
-	return rte_get_timer_cycles() - m->reset_tsc <
-	       m->down_ms * rte_get_timer_hz() / 1000 ? 1 : 0;
+	return rte_get_timer_cycles() - t <
+	       __atomic_load_n(&m->down_ms, __ATOMIC_RELAXED) *
+	       rte_get_timer_hz() / 1000 ? 1 : 0;
 }
 
 /* Inject ev now (also used by the tests directly). */
@@ -130,13 +135,13 @@ rsh_t_inject(struct rsh_t_mock *m, enum rsh_t_ev ev, int *cancel, uint64_t down_
 		__atomic_store_n(cancel, 1, __ATOMIC_RELAXED);
 		break;
 	case RSH_T_EV_GONE:
-		m->after_reset = RSH_T_GONE;
-		m->reset_tsc = rte_get_timer_cycles();
+		__atomic_store_n(&m->after_reset, RSH_T_GONE, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->reset_tsc, rte_get_timer_cycles(), __ATOMIC_RELEASE);
 		break;
 	case RSH_T_EV_DOWN:
-		m->after_reset = RSH_T_BACK_AFTER;
-		m->down_ms = down_ms;
-		m->reset_tsc = rte_get_timer_cycles();
+		__atomic_store_n(&m->after_reset, RSH_T_BACK_AFTER, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->down_ms, down_ms, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->reset_tsc, rte_get_timer_cycles(), __ATOMIC_RELEASE);
 		break;
 	default:
 		break;
@@ -202,7 +207,7 @@ rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
 		}
 		if (off == m->map.off[RSH_RESET_CONTROL] &&
 		    (v & RSH_RESET_CONTROL__KEY_MASK) == RSH_RESET_CONTROL__KEY) {
-			m->reset_tsc = rte_get_timer_cycles();
+			__atomic_store_n(&m->reset_tsc, rte_get_timer_cycles(), __ATOMIC_RELEASE);
 			__atomic_store_n(&m->resets, m->resets + 1, __ATOMIC_RELAXED);
 		}
 	}
