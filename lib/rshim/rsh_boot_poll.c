@@ -26,6 +26,14 @@
 /* Below this drain time of the queued words the device counts as fast,
  * and is topped up once half the credit is free. */
 #define RSH_BOOT_FAST_DRY_NS 50000ull
+/*
+ * The longest wait between two count reads while the push runs. The wait
+ * is derived from the observed drain rate; a device that drains a word at
+ * a time would otherwise stretch each wait by the last one (the rate
+ * sample spans the previous wait), so a push could stop looking for
+ * minutes. 10 ms keeps a stalled device at 100 reads a second.
+ */
+#define RSH_BOOT_WAIT_MAX_NS 10000000ull
 /* The reference daemon's sleep when the FIFO is full, §3.3. */
 #define RSH_BOOT_REF_SLEEP_NS 1000000ull
 
@@ -170,6 +178,11 @@ rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 
 	if (b->credit >= enough)
 		return 0;
+	/* Waited once and nothing drained since (a wait ends at the next
+	 * progress): the device has stalled, and batching gains nothing.
+	 * Write what fits, so a FIFO stuck nearly full still moves. */
+	if (b->waiting && b->credit > 0)
+		return 0;
 	if (b->rate == 0.0) {
 		if (b->credit > 0)
 			return 0;
@@ -182,7 +195,7 @@ rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 	if (dry_ns < RSH_BOOT_FAST_DRY_NS)
 		want = RTE_MIN(b->credit_max / 2, left);
 	need_ns = rsh_cyc_to_ns((uint64_t)((want - b->credit) / b->rate));
-	need_ns = RTE_MIN(need_ns, dry_ns);
+	need_ns = RTE_MIN(RTE_MIN(need_ns, dry_ns), RSH_BOOT_WAIT_MAX_NS);
 	if (need_ns < RSH_BOOT_SPIN_NS)
 		return b->credit > 0 ? 0 : RSH_BOOT_SPIN_NS;
 	return need_ns;
