@@ -19,6 +19,7 @@
 #include <rte_log.h>
 
 #include "app.h"
+#include "rsh_sys.h"
 
 #define RSH_APP_MAX_EAL_ARGS 96
 
@@ -66,21 +67,6 @@ rsh_eal_kind_of(const char *arg)
 			return rsh_eal_opts[i].kind;
 	}
 	return RSH_EAL_OTHER;
-}
-
-/* True when 2 MiB hugepages are free for EAL. */
-static bool
-rsh_app_have_hugepages(void)
-{
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
-	long n = 0;
-
-	if (f == NULL)
-		return false;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = 0;
-	fclose(f);
-	return n >= 8;
 }
 
 /* "0000:03:00.2" of a PCI device string, or false (emulated, unknown). */
@@ -158,7 +144,7 @@ rsh_app_eal_memory(const struct rsh_app *app, bool size_given, char **eal, int n
 {
 	const char *nh = getenv("RSHIM_PMD_NO_HUGE");
 
-	if ((nh == NULL || strcmp(nh, "1") != 0) && rsh_app_have_hugepages()) {
+	if ((nh == NULL || strcmp(nh, "1") != 0) && rsh_have_hugepages()) {
 		eal[n++] = "--in-memory";
 		return n;
 	}

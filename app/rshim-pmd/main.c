@@ -20,6 +20,7 @@
 #include <rte_log.h>
 
 #include "rsh_parse.h"
+#include "rsh_sys.h"
 #include "svc.h"
 
 #ifndef RSH_SVC_VERSION
@@ -199,17 +200,11 @@ rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
 static bool
 rsh_svc_have_hugepages(void)
 {
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
-	long n = 0;
+	bool ok = rsh_have_hugepages() && getenv("RSHIM_PMD_NO_HUGE") == NULL;
 
-	if (f == NULL)
-		return false;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = 0;
-	fclose(f);
-	if (n < 8 && getenv("RSHIM_PMD_NO_HUGE") == NULL)
+	if (!ok && getenv("RSHIM_PMD_NO_HUGE") == NULL)
 		fprintf(stderr, "rshim-pmd: no hugepages reserved: using ordinary memory; reserve some with: dpdk-hugepages.py -p 2M -r 256M\n");
-	return n >= 8 && getenv("RSHIM_PMD_NO_HUGE") == NULL;
+	return ok;
 }
 
 /* EAL: one worker lcore for the poll loop when there are two cores. */
