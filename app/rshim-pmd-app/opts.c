@@ -513,6 +513,10 @@ rsh_app_check_modes(struct rsh_app *app)
 			    app->push_file);
 		return -1;
 	}
+	if (app->json && app->console) {
+		rsh_app_err("--json and --console cannot be combined: stdout carries one JSON document and the console's bytes would break it; push with --json, then run --console");
+		return -1;
+	}
 	if (app->list_sim && !app->list) {
 		rsh_app_err("--sim goes with --list (emulated devices are named with --device sim:bf3)");
 		return -1;

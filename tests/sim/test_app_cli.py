@@ -101,6 +101,9 @@ class Cli(unittest.TestCase):
             self.one_line(p, "cannot be combined")
         p = run("--device", "sim:bf3", "--push-boot", "-", "--console", rc=2)
         self.one_line(p, "both read stdin")
+        p = run("--device", "sim:bf3", "--push-boot", DEMO, "--console", "--json", rc=2)
+        self.one_line(p, "--json and --console cannot be combined")
+        self.assertEqual(p.out, "")
         p = run("--config", DEMO, "--list", rc=2)
         self.one_line(p, "--config needs --push-boot")
 
