@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_log.h>
 
 /* Free 2 MiB hugepages on the machine. */
@@ -72,11 +74,24 @@ rsh_test_eal_setup(void **state)
 	return rsh_test_eal_init(program_invocation_short_name) < 0 ? -1 : 0;
 }
 
-/* cmocka group teardown matching rsh_test_eal_setup(). */
+/*
+ * cmocka group teardown matching rsh_test_eal_setup(). A test that failed
+ * half-way may leave a poll loop running on a worker lcore; EAL cleanup
+ * would then wait for it until the harness kills the program, so the
+ * failure is reported at once and cleanup is skipped.
+ */
 static inline int
 rsh_test_eal_teardown(void **state)
 {
+	unsigned int l;
+
 	(void)state;
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (rte_eal_get_lcore_state(l) == RUNNING) {
+			fprintf(stderr, "test: lcore %u still runs a poll loop (a test failed before stopping it); EAL cleanup skipped\n", l);
+			return 0;
+		}
+	}
 	rte_eal_cleanup();
 	return 0;
 }
