@@ -59,6 +59,22 @@ if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 		$(meson test -C build-tsan --list 2>/dev/null |
 		sed -n 's/^rshim-pmd:unit \/ //p' | grep -vxE 'app-pci|sim_boot') \
 		boot-e2e hw-on-sim
+	# The service's threads (main, FUSE workers, relay, telemetry, poll
+	# lcore) under TSan: the tests that make them meet — pushes ended by
+	# SIGTERM or a removal, SIGHUP reloads during a push, misc writes,
+	# four devices at once. Any report in the service's log fails a test.
+	# Skipped (77 inside) where FUSE cannot be used.
+	echo "test.sh: ThreadSanitizer: the service's threads"
+	TSAN_OPTIONS="halt_on_error=0:exitcode=66:suppressions=$PWD/tests/tsan.supp" \
+	RSHIM_PMD_NO_HUGE=1 RSHIM_PMD=$PWD/build-tsan/app/rshim-pmd/rshim-pmd \
+	RSHIM_PMD_APP=$PWD/build-tsan/app/rshim-pmd-app/rshim-pmd-app \
+	RSHIM_PMD_DEMO=$PWD/build-tsan/app/rshim-mkbfb/demo.bfb \
+	RSHIM_MKBFB=$PWD/build-tsan/app/rshim-mkbfb/rshim-mkbfb \
+	timeout 1200 python3 tests/service/test_service.py \
+		ServiceTest.test_sighup_during_push ServiceTest.test_sighup_add_rename_block \
+		ServiceTest.test_surprise_removal ServiceTest.test_boot_interrupt \
+		ServiceTest.test_misc_read_write ServiceTest.test_four_devices_parallel \
+		ServiceTest.test_sigterm_leaves_nothing || { rc=$?; [ $rc -eq 77 ] || exit $rc; }
 fi
 if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
 	echo "test.sh: fuzz targets (./build-fuzz, clang libFuzzer + ASan/UBSan)"

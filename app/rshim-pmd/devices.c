@@ -403,13 +403,14 @@ rsh_svc_check_health(struct rsh_svc *s)
 		was = __atomic_load_n(&d->gone, __ATOMIC_RELAXED);
 		if (rc == -ENODEV && !was) {
 			__atomic_store_n(&d->gone, true, __ATOMIC_RELAXED);
+			/* The TAP first: the line reports what is done. */
+			rsh_svc_tap_set_up(d, false);
 			RSH_SVC_LOG(WARNING, d->name, "%s reads all-ones: marked gone (nodes answer ENODEV, %s down)",
 				    d->devstr, d->tap.fd >= 0 ? d->tap.name : "no network");
-			rsh_svc_tap_set_up(d, false);
 		} else if (rc == 0 && was) {
 			__atomic_store_n(&d->gone, false, __ATOMIC_RELAXED);
-			RSH_SVC_LOG(NOTICE, d->name, "%s answers again: back in service", d->devstr);
 			rsh_svc_tap_set_up(d, true);
+			RSH_SVC_LOG(NOTICE, d->name, "%s answers again: back in service", d->devstr);
 			rsh_svc_relay_kick(s);
 		}
 	}
@@ -424,9 +425,12 @@ rsh_svc_stop_all(struct rsh_svc *s)
 		if (s->devs[i].used)
 			rsh_svc_boot_cancel(&s->devs[i]);
 	rsh_svc_relay_stop(s);
+	/* Telemetry reads the table under relay_mu, as during a sync. */
+	pthread_mutex_lock(&s->relay_mu);
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
 			rsh_svc_dev_teardown(s, &s->devs[i]);
+	pthread_mutex_unlock(&s->relay_mu);
 	rsh_poller_destroy(s->poller);
 	s->poller = NULL;
 }

@@ -297,12 +297,13 @@ static int
 rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
 {
 	struct group *g;
+	gid_t gid;
 
 	if (rsh_svc_conf_load(s->conf_path, required, c) < 0)
 		return RSH_SVC_EXIT_USAGE;
 	if (s->force)
 		c->force_mode = true;
-	s->group_gid = (gid_t)-1;
+	gid = (gid_t)-1;
 	if (c->group[0] != '\0') {
 		g = getgrnam(c->group);
 		if (g == NULL) {
@@ -310,9 +311,12 @@ rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
 				    s->conf_path, c->group);
 			return RSH_SVC_EXIT_USAGE;
 		}
-		s->group_gid = g->gr_gid;
+		gid = g->gr_gid;
 	}
+	/* FUSE and relay threads read it while a SIGHUP reload runs. */
+	__atomic_store_n(&s->group_gid, gid, __ATOMIC_RELAXED);
 	s->open.mapping = !c->has_vfio && !c->has_uio ? "direct" : !c->has_vfio ? "uio" : NULL;
+	__atomic_store_n(&s->reset_delay_s, c->reset_delay_s, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -321,10 +325,11 @@ static void
 rsh_svc_reload(struct rsh_svc *s, bool *pending)
 {
 	struct rsh_svc_conf c;
-	gid_t old_gid = s->group_gid;
+	gid_t old_gid = __atomic_load_n(&s->group_gid, __ATOMIC_RELAXED);
 
 	if (rsh_svc_load(s, &c, s->conf_required) != 0) {
-		s->group_gid = old_gid;
+		__atomic_store_n(&s->group_gid, old_gid, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->reset_delay_s, s->conf.reset_delay_s, __ATOMIC_RELAXED);
 		rsh_svc_err("%s: configuration not reloaded; the devices keep running as they were",
 			    s->conf_path);
 		return;

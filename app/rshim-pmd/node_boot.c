@@ -51,16 +51,20 @@ rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid
 	struct rsh_boot_opts o;
 	struct rsh_boot *b = NULL;
 	int rc = rsh_svc_boot_claim(d);
+	int delay_s;
 
 	if (rc < 0) {
 		rsh_svc_audit(d, uid, pid, "boot push open (another writer holds the node)", rc);
 		return rc;
 	}
 	rsh_boot_opts_default(&o);
+	delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
+	o.reset_delay_ms = delay_s >= 0 ? (int64_t)delay_s * 1000 : -1;
+	/* misc writes change these under mu from other FUSE threads */
+	pthread_mutex_lock(&d->mu);
 	o.stall_timeout_ms = (uint64_t)d->boot_timeout_s * 1000;
-	o.reset_delay_ms = s->conf.reset_delay_s >= 0 ?
-			   (int64_t)s->conf.reset_delay_s * 1000 : -1;
 	o.skip_reset = d->boot_reset_skip;
+	pthread_mutex_unlock(&d->mu);
 	o.cancel_flag = &d->boot_cancel;
 	rc = rsh_boot_open(d->dev, s->poller, &o, &b);
 	if (rc < 0)
@@ -126,14 +130,26 @@ rsh_svc_boot_summary(struct rsh_svc_dev *d, const struct rsh_boot_stats *st, int
 		    sec > 0 ? mib / sec : 0.0, st->fifo_full_waits, st->stalls);
 }
 
-/* Last release: tail padding, BOOT_CONTROL=1, free the slot. */
+/*
+ * Last release: tail padding, BOOT_CONTROL=1, free the slot. The push
+ * leaves the slot before rsh_boot_close() frees it, so no other thread
+ * (telemetry, a cancel) can reach it; the slot stays claimed
+ * (boot_opening) until the close is over, so a new writer gets EBUSY.
+ */
 void
 rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid)
 {
-	struct rsh_boot *b = rsh_svc_boot_get(d);
 	struct rsh_boot_stats st;
+	struct rsh_boot *b;
 	int rc;
 
+	pthread_mutex_lock(&d->mu);
+	b = d->boot;
+	if (b != NULL) {
+		d->boot = NULL;
+		d->boot_opening = true;
+	}
+	pthread_mutex_unlock(&d->mu);
 	if (b == NULL)
 		return;
 	/* A release carries no caller: name the writer that opened it. */
@@ -144,7 +160,7 @@ rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid)
 	memset(&st, 0, sizeof(st));
 	rc = rsh_boot_close(b, &st);
 	pthread_mutex_lock(&d->mu);
-	d->boot = NULL;
+	d->boot_opening = false;
 	d->last_boot = st;
 	d->boot_bytes += st.bytes_pushed;
 	d->boot_pushes++;
@@ -154,13 +170,14 @@ rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid)
 	rsh_svc_audit(d, uid, pid, "boot push end", rc);
 }
 
-/* Cancel the push or the open in progress (any thread). */
+/*
+ * Cancel the push or the open in progress (any thread). The push was
+ * opened with this flag as its cancel flag: the poll lcore and a blocked
+ * writer see it, and the push itself is never touched here (a release
+ * may be freeing it).
+ */
 void
 rsh_svc_boot_cancel(struct rsh_svc_dev *d)
 {
 	__atomic_store_n(&d->boot_cancel, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&d->mu);
-	if (d->boot != NULL)
-		rsh_boot_cancel(d->boot);
-	pthread_mutex_unlock(&d->mu);
 }

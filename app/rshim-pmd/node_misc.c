@@ -70,7 +70,7 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	int rc;
 
 	n = rsh_svc_put(buf, size, n, "%-16s%d (0:basic, 1:advanced, 2:log)\n",
-			"DISPLAY_LEVEL", d->display_level);
+			"DISPLAY_LEVEL", __atomic_load_n(&d->display_level, __ATOMIC_RELAXED));
 	if (gen == RSH_GEN_BF3) {
 		static const char *const modes[4] = { "Unknown", "DPU mode", "NIC mode", "Reserved" };
 
@@ -81,7 +81,8 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	rc = rsh_svc_misc_reg(d, RSH_BOOT_CONTROL, &v);
 	n = rsh_svc_put(buf, size, n, "%-16s%" PRIu64 " (0:rshim, 1:emmc, 2:emmc-boot-swap)\n",
 			"BOOT_MODE", (uint64_t)(v & RSH_BOOT_CONTROL__MODE_MASK));
-	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "BOOT_TIMEOUT", d->boot_timeout_s);
+	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "BOOT_TIMEOUT",
+			__atomic_load_n(&d->boot_timeout_s, __ATOMIC_RELAXED));
 	n = rsh_svc_put(buf, size, n, "%-16s%d (0:normal, 1:drop)\n", "DROP_MODE", 0);
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: reset)\n", "SW_RESET", 0);
 	n = rsh_svc_put(buf, size, n, "%-16s%s%s\n", "DEV_NAME",
@@ -103,7 +104,7 @@ rsh_svc_misc_advanced(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 
 	memset(&p, 0, sizeof(p));
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: skip)\n", "BOOT_RESET_SKIP",
-			d->boot_reset_skip);
+			__atomic_load_n(&d->boot_reset_skip, __ATOMIC_RELAXED));
 	if (rsh_tmfifo_ctrl_query(d->dev, 1000, &p) < 0)
 		rsh_tmfifo_peer_get(d->dev, &p);
 	n = rsh_svc_put(buf, size, n, "%-16s%02x:%02x:%02x:%02x:%02x:%02x (rw)\n",
@@ -111,7 +112,7 @@ rsh_svc_misc_advanced(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	n = rsh_svc_put(buf, size, n, "%-16s0x%08x (rw)\n", "PXE_ID", p.pxe_id);
 	n = rsh_svc_put(buf, size, n, "%-16s%u %u (rw)\n", "VLAN_ID", p.vlan[0], p.vlan[1]);
 	n = rsh_svc_put(buf, size, n, "%-16s%d (0:no, 1:yes)\n", "CLEAR_ON_READ",
-			d->clear_on_read);
+			__atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED));
 	return n;
 }
 
@@ -126,7 +127,8 @@ rsh_svc_misc_log(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	if (recs == NULL)
 		return n;
 	n = rsh_svc_put(buf, size, n, "%s             Log Messages\n%s", rule, rule);
-	got = rsh_log_read(d->dev, d->clear_on_read, recs, RSH_SCRATCH_BUF_WORDS);
+	got = rsh_log_read(d->dev, __atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED),
+			   recs, RSH_SCRATCH_BUF_WORDS);
 	if (got < 0)
 		n = rsh_svc_put(buf, size, n, "(log not readable: %s)\n", strerror(-got));
 	for (i = 0; i < got; i++)
@@ -141,9 +143,9 @@ rsh_svc_misc_fallback(struct rsh_svc_dev *d, char *buf, size_t size)
 {
 	size_t n = rsh_svc_misc_basic(d, buf, size, 0);
 
-	if (d->display_level >= 1)
+	if (__atomic_load_n(&d->display_level, __ATOMIC_RELAXED) >= 1)
 		n = rsh_svc_misc_advanced(d, buf, size, n);
-	if (d->display_level >= 2)
+	if (__atomic_load_n(&d->display_level, __ATOMIC_RELAXED) >= 2)
 		n = rsh_svc_misc_log(d, buf, size, n);
 	return (int)n;
 }
@@ -180,13 +182,13 @@ rsh_svc_misc_mirror(struct rsh_svc_dev *d, const char *key, const char *v)
 		return;
 	pthread_mutex_lock(&d->mu);
 	if (strcmp(key, "DISPLAY_LEVEL") == 0)
-		d->display_level = x > 2 ? 2 : (int)x;
+		__atomic_store_n(&d->display_level, x > 2 ? 2 : (int)x, __ATOMIC_RELAXED);
 	else if (strcmp(key, "CLEAR_ON_READ") == 0)
-		d->clear_on_read = x != 0;
+		__atomic_store_n(&d->clear_on_read, x != 0, __ATOMIC_RELAXED);
 	else if (strcmp(key, "BOOT_RESET_SKIP") == 0)
-		d->boot_reset_skip = x != 0;
+		__atomic_store_n(&d->boot_reset_skip, x != 0, __ATOMIC_RELAXED);
 	else if (strcmp(key, "BOOT_TIMEOUT") == 0)
-		d->boot_timeout_s = x == 0 ? 1 : (unsigned int)x;
+		__atomic_store_n(&d->boot_timeout_s, x == 0 ? 1 : (unsigned int)x, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&d->mu);
 }
 
@@ -197,10 +199,10 @@ rsh_svc_misc_init(struct rsh_svc_dev *d)
 {
 	char line[64];
 
-	snprintf(line, sizeof(line), "DISPLAY_LEVEL %d", d->display_level);
+	snprintf(line, sizeof(line), "DISPLAY_LEVEL %d", __atomic_load_n(&d->display_level, __ATOMIC_RELAXED));
 	if (rsh_misc_write(d->dev, line) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
-	snprintf(line, sizeof(line), "BOOT_TIMEOUT %u", d->boot_timeout_s);
+	snprintf(line, sizeof(line), "BOOT_TIMEOUT %u", __atomic_load_n(&d->boot_timeout_s, __ATOMIC_RELAXED));
 	if (rsh_misc_write(d->dev, line) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
 }

@@ -100,12 +100,13 @@ rsh_svc_req_fuse(fuse_req_t req)
 static void
 rsh_svc_node_stat(struct rsh_svc_fuse *f, fuse_ino_t ino, struct stat *st)
 {
-	bool grp = f->s->group_gid != (gid_t)-1;
+	gid_t gid = __atomic_load_n(&f->s->group_gid, __ATOMIC_RELAXED);
+	bool grp = gid != (gid_t)-1;
 
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_nlink = 1;
-	st->st_gid = grp ? f->s->group_gid : 0;
+	st->st_gid = grp ? gid : 0;
 	if (ino == RSH_SVC_INO_ROOT) {
 		st->st_mode = S_IFDIR | 0755;
 		st->st_nlink = 2;

@@ -48,6 +48,7 @@
 int
 rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
+	gid_t gid = __atomic_load_n(&s->group_gid, __ATOMIC_RELAXED);
 	struct rsh_svc_cons *c = &d->cons;
 	struct termios tio;
 
@@ -63,8 +64,8 @@ rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 	if (tcsetattr(c->slave, TCSANOW, &tio) < 0)
 		goto fail;
 	/* Root only, or the configured group (like the other nodes). */
-	if (chown(c->pts, 0, s->group_gid != (gid_t)-1 ? s->group_gid : 0) < 0 ||
-	    chmod(c->pts, s->group_gid != (gid_t)-1 ? 0660 : 0600) < 0)
+	if (chown(c->pts, 0, gid != (gid_t)-1 ? gid : 0) < 0 ||
+	    chmod(c->pts, gid != (gid_t)-1 ? 0660 : 0600) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "cannot set the owner of %s: %s", c->pts,
 			    strerror(errno));
 	return 0;

@@ -129,7 +129,8 @@ struct rsh_svc {
 	bool sim_only;             /* --sim given: no PCI scan */
 	bool allow_list;           /* -d given: serve those only (as rshim -d) */
 	gid_t group_gid;           /* node group, (gid_t)-1 root only */
-	struct rsh_svc_conf conf;
+	struct rsh_svc_conf conf;     /* main thread only */
+	int reset_delay_s;            /* conf's PCIE_RESET_DELAY for FUSE threads (atomic) */
 	struct rsh_svc_dev devs[RSH_SVC_MAX_DEVS];
 	struct rsh_poller *poller;
 	struct rsh_poll_opts poll;

@@ -14,6 +14,13 @@
 
 static struct rsh_svc *rsh_svc_tel;
 
+/* The service, as published by rsh_svc_telemetry_register(). */
+static struct rsh_svc *
+rsh_svc_tel_get(void)
+{
+	return __atomic_load_n(&rsh_svc_tel, __ATOMIC_ACQUIRE);
+}
+
 /* The device named by the parameter "N" (rshimN), table locked. */
 static struct rsh_svc_dev *
 rsh_svc_tel_dev(const char *params)
@@ -26,7 +33,7 @@ rsh_svc_tel_dev(const char *params)
 	n = strtoul(params, &end, 10);
 	if (*end != '\0')
 		return NULL;
-	return rsh_svc_dev_by_index(rsh_svc_tel, (unsigned int)n);
+	return rsh_svc_dev_by_index(rsh_svc_tel_get(), (unsigned int)n);
 }
 
 /* /rshim/list: the served indexes. */
@@ -36,11 +43,11 @@ rsh_svc_tel_list(const char *cmd, const char *params, struct rte_tel_data *t)
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_array(t, RTE_TEL_INT_VAL);
-	pthread_mutex_lock(&rsh_svc_tel->relay_mu);
+	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
-		if (rsh_svc_tel->devs[i].used)
-			rte_tel_data_add_array_int(t, (int)rsh_svc_tel->devs[i].index);
-	pthread_mutex_unlock(&rsh_svc_tel->relay_mu);
+		if (rsh_svc_tel_get()->devs[i].used)
+			rte_tel_data_add_array_int(t, (int)rsh_svc_tel_get()->devs[i].index);
+	pthread_mutex_unlock(&rsh_svc_tel_get()->relay_mu);
 	return 0;
 }
 
@@ -50,9 +57,10 @@ rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 {
 	struct rsh_svc_dev *d;
 	int rc = -EINVAL;
+	bool pushing;
 
 	(void)cmd;
-	pthread_mutex_lock(&rsh_svc_tel->relay_mu);
+	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	d = rsh_svc_tel_dev(params);
 	if (d != NULL && d->dev != NULL) {
 		rte_tel_data_start_dict(t);
@@ -63,13 +71,16 @@ rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 		rte_tel_data_add_dict_string(t, "nodes", d->mnt);
 		rte_tel_data_add_dict_string(t, "console", d->cons.pts);
 		rte_tel_data_add_dict_string(t, "network", d->tap.fd >= 0 ? d->tap.name : "");
+		pthread_mutex_lock(&d->mu);
+		pushing = d->boot != NULL || d->boot_opening;
+		pthread_mutex_unlock(&d->mu);
 		rte_tel_data_add_dict_string(t, "state",
 			__atomic_load_n(&d->gone, __ATOMIC_RELAXED) ? "gone" :
-			d->boot != NULL ? "pushing" : "ready");
+			pushing ? "pushing" : "ready");
 		rte_tel_data_add_dict_string(t, "ownership", "owned by this service (flock)");
 		rc = 0;
 	}
-	pthread_mutex_unlock(&rsh_svc_tel->relay_mu);
+	pthread_mutex_unlock(&rsh_svc_tel_get()->relay_mu);
 	return rc;
 }
 
@@ -138,7 +149,7 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 	int rc = -EINVAL;
 
 	(void)cmd;
-	pthread_mutex_lock(&rsh_svc_tel->relay_mu);
+	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	d = rsh_svc_tel_dev(params);
 	if (d != NULL && d->dev != NULL) {
 		rte_tel_data_start_dict(t);
@@ -148,12 +159,12 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 		rte_tel_data_add_dict_int(t, "owned", 1);
 		/* The relay thread serves every device: service-wide. */
 		rte_tel_data_add_dict_u64(t, "relay_wakeups",
-			__atomic_load_n(&rsh_svc_tel->relay_wakeups, __ATOMIC_RELAXED));
+			__atomic_load_n(&rsh_svc_tel_get()->relay_wakeups, __ATOMIC_RELAXED));
 		rte_tel_data_add_dict_u64(t, "relay_timeouts",
-			__atomic_load_n(&rsh_svc_tel->relay_timeouts, __ATOMIC_RELAXED));
+			__atomic_load_n(&rsh_svc_tel_get()->relay_timeouts, __ATOMIC_RELAXED));
 		rc = 0;
 	}
-	pthread_mutex_unlock(&rsh_svc_tel->relay_mu);
+	pthread_mutex_unlock(&rsh_svc_tel_get()->relay_mu);
 	return rc;
 }
 
@@ -161,7 +172,8 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 int
 rsh_svc_telemetry_register(struct rsh_svc *s)
 {
-	rsh_svc_tel = s;
+	/* The telemetry thread runs since EAL init: publish first. */
+	__atomic_store_n(&rsh_svc_tel, s, __ATOMIC_RELEASE);
 	if (rte_telemetry_register_cmd("/rshim/list", rsh_svc_tel_list,
 				       "Served rshim devices (the N of /dev/rshimN)") < 0 ||
 	    rte_telemetry_register_cmd("/rshim/info", rsh_svc_tel_info,

@@ -402,7 +402,7 @@ class ServiceTest(unittest.TestCase):
         rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
         self.assertNotEqual(rc, 0)
         self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 30), s.text())
-        self.assertFalse(up())
+        self.assertTrue(wait_for(lambda: not up(), 10), "tmfifo_net%d still up" % BASE)
         with self.assertRaises(OSError) as cm:
             misc_lines(s, BASE)
         self.assertEqual(cm.exception.errno, errno.ENODEV)
