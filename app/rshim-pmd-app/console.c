@@ -234,7 +234,7 @@ rsh_app_console_done(struct rsh_app *app, struct rsh_app_console *c,
 /* State of one run of the channel loop (main lcore). */
 struct rsh_app_chan {
 	struct rsh_app_console con;
-	struct rsh_app_tap tap;
+	struct rsh_tap tap;
 	struct rsh_app_ethdev eth;
 	uint64_t idle_since, backoff_ns;
 };
@@ -336,7 +336,7 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 	if (first > 0 && pfd[0].fd == STDIN_FILENO)
 		*stdin_ready = pfd[0].revents != 0;
 	if (tap < n)
-		rsh_app_tap_polled(&ch->tap, pfd[tap].revents);
+		rsh_tap_polled(&ch->tap, pfd[tap].revents);
 }
 
 /* Open the host ends after the channels are attached. Exit code. */
@@ -347,10 +347,14 @@ rsh_app_chan_open(struct rsh_app *app, struct rsh_app_chan *ch,
 	int code = 0;
 
 	ch->tap.fd = app->tap_fd;
+	ch->tap.vnet = app->tap_vnet;
+	ch->tap.offload_err = app->tap_offload_err;
 	snprintf(ch->tap.name, sizeof(ch->tap.name), "tmfifo_net%u", app->tap_index);
 	app->tap_fd = -1; /* owned by ch->tap now */
 	if (ch->tap.fd >= 0)
 		code = rsh_app_tap_config(&ch->tap, app->tap_index, app->ip);
+	if (code == 0 && ch->tap.fd >= 0)
+		rsh_app_tap_start(app, &ch->tap, dev);
 	if (code == 0 && app->net != NULL && strcmp(app->net, "ethdev") == 0)
 		code = rsh_app_ethdev_open(&ch->eth, dev, app->ip);
 	if (code == 0 && app->console)
@@ -438,12 +442,15 @@ rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p)
 	if (app->console)
 		rsh_app_console_close(&ch.con);
 	rsh_app_ethdev_close(&ch.eth);
-	rsh_app_tap_close(&ch.tap);
+	rsh_tap_close(&ch.tap);
 	if (!app->quiet)
 		rsh_app_tmfifo_stats(stderr, dev);
-	if (!app->quiet && ch.tap.rx_frames + ch.tap.tx_frames > 0)
-		fprintf(stderr, "rshim-pmd-app: stats %s: to_dpu=%" PRIu64 " from_dpu=%" PRIu64 " drop_tap_write=%" PRIu64 "\n",
-			ch.tap.name, ch.tap.tx_frames, ch.tap.rx_frames, ch.tap.tx_errors);
+	if (!app->quiet && ch.tap.rx_frames + ch.tap.tx_frames > 0) {
+		char line[512];
+
+		rsh_tap_stats_line(&ch.tap, line, sizeof(line));
+		fprintf(stderr, "rshim-pmd-app: stats %s: %s\n", ch.tap.name, line);
+	}
 	/* The poll loop lets go of the channels between two passes. */
 	rsh_tmfifo_detach(dev);
 	RTE_SET_USED(p);
