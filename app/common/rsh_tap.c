@@ -18,7 +18,7 @@
 
 #include "rsh_tap.h"
 
-#define RSH_TAP_BIG_N 32u          /* 64 KiB buffers: 2 MiB a TAP */
+#define RSH_TAP_BIG_N 4u           /* 64 KiB buffers: 256 KiB a TAP */
 #define RSH_TAP_BIG_ROOM UINT16_MAX
 #define RSH_TAP_SEG_ROOM 256u      /* pend slots kept free for one read */
 #define RSH_TAP_RX_BURST RSH_TAP_OL_MERGE_MAX
@@ -311,7 +311,10 @@ rsh_tap_close(struct rsh_tap *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
-	rte_mempool_free(t->big);
+	/* Segments are copies; only an odd frame over 2 KiB sent as it was
+	 * read (not cut) can still sit in the channel: then the buffers stay. */
+	if (t->big != NULL && rte_mempool_avail_count(t->big) == RSH_TAP_BIG_N)
+		rte_mempool_free(t->big);
 	t->big = NULL;
 }
 

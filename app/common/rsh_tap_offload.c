@@ -6,9 +6,9 @@
  *
  * librte_gso (DPDK 22.11) neither checks nor updates checksums, and its
  * segments are two mbufs (a copied header, an indirect mbuf on the
- * super-frame's payload): every segment's IPv4 and TCP checksums are
- * computed here over the chain. The TM FIFO's transmit path reads chained
- * mbufs (rte_pktmbuf_read), so segments are queued as they are.
+ * super-frame's payload): each segment is copied into one mbuf of the
+ * channel's pool (at most 1514 bytes, so the super-frame's buffer is free
+ * again at once) and its IPv4 and TCP checksums are computed there.
  * librte_gro merges only frames whose TCP flags are exactly ACK and places
  * what it does not take after what it merged: merging runs of frames it
  * takes, one run at a time, keeps each flow's order.
@@ -100,6 +100,34 @@ rsh_tap_csum_partial(struct rte_mbuf *m, uint16_t start, uint16_t off)
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, start + off), &c, sizeof(c));
 }
 
+/*
+ * A segment copied into one mbuf of the channel's pool; frees the
+ * segment. The copy lets go of the super-frame's 64 KiB buffer at once,
+ * so nothing queued to the FIFO refers to the TAP's buffers. NULL when
+ * the pool is empty.
+ */
+static struct rte_mbuf *
+rsh_tap_linear(struct rte_mempool *mp, struct rte_mbuf *seg)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(seg);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	const void *src;
+	void *p = NULL;
+
+	if (m != NULL && len <= UINT16_MAX)
+		p = rte_pktmbuf_append(m, (uint16_t)len);
+	if (p != NULL) {
+		src = rte_pktmbuf_read(seg, 0, len, p);
+		if (src != p)
+			memcpy(p, src, len);
+	} else {
+		rte_pktmbuf_free(m);
+		m = NULL;
+	}
+	rte_pktmbuf_free(seg);
+	return m;
+}
+
 /* Cut a TCP/IPv4 super-frame to gso_size payload per frame. */
 static unsigned int
 rsh_tap_gso_tcp4(struct rsh_tap_ol *ol, uint16_t mss, struct rte_mbuf *m,
@@ -110,7 +138,7 @@ rsh_tap_gso_tcp4(struct rsh_tap_ol *ol, uint16_t mss, struct rte_mbuf *m,
 		.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO,
 	};
 	struct rsh_tap_l4 p, s;
-	unsigned int hdr, i;
+	unsigned int hdr, i, k;
 	int n;
 
 	if (mss == 0 || !rsh_tap_parse_tcp4(m, &p)) {
@@ -136,14 +164,20 @@ rsh_tap_gso_tcp4(struct rsh_tap_ol *ol, uint16_t mss, struct rte_mbuf *m,
 		ol->st.drop_nombuf++;
 		return 0;
 	}
-	for (i = 0; i < (unsigned int)n; i++) {
-		out[i]->ol_flags = 0;
-		if (rsh_tap_parse_tcp4(out[i], &s))
-			rsh_tap_csum_tcp4(out[i], &s);
+	for (i = 0, k = 0; i < (unsigned int)n; i++) {
+		struct rte_mbuf *f = rsh_tap_linear(ol->pool, out[i]);
+
+		if (f == NULL) {
+			ol->st.drop_nombuf++;
+			continue;
+		}
+		if (rsh_tap_parse_tcp4(f, &s))
+			rsh_tap_csum_tcp4(f, &s);
+		out[k++] = f;
 	}
 	ol->st.gso_frames++;
-	ol->st.gso_segments += (unsigned int)n;
-	return (unsigned int)n;
+	ol->st.gso_segments += k;
+	return k;
 }
 
 /* Host → DPU, see rsh_tap_offload.h. */

@@ -35,7 +35,8 @@ struct rsh_tap_ol_stats {
 	uint64_t drop_bad_csum;    /* csum_start/csum_offset outside the frame */
 	uint64_t drop_bad_gso;     /* GSO with gso_size 0 or unparsable headers */
 	uint64_t drop_gso_type;    /* a GSO type we did not offer (UDP, TCPv6, ECN) */
-	uint64_t drop_nombuf;      /* no mbuf for a segment, or too many segments */
+	uint64_t drop_nombuf;      /* frames: no mbuf for a segment; super-frames:
+				    * no mbuf for librte_gso, or too many segments */
 };
 
 /* Segmenting and merging state of one TAP. */
