@@ -168,7 +168,7 @@ rsh_tap_take(struct rsh_tap *t, uint32_t len)
 {
 	struct rte_mbuf *m = t->spare, *c;
 
-	if (len > m->buf_len - m->data_off - 0u) {
+	if (len > (uint32_t)(m->buf_len - m->data_off)) {
 		m->data_len = (uint16_t)(m->buf_len - m->data_off);
 		t->spare_tail->data_len = (uint16_t)(len - m->data_len);
 		t->spare_tail->pkt_len = t->spare_tail->data_len;
