@@ -74,7 +74,8 @@ class ServiceTest(unittest.TestCase):
                            ("none notadevice\n", 1),
                            ("DISPLAY_LEVEL\n", 1),
                            ("DISPLAY_LEVEL 1e3\n", 1),
-                           ("DROP_MODE -1\n", 1)):
+                           ("DROP_MODE -1\n", 1),
+                           ("NET_OFFLOAD 2\n", 1)):
             s = Service(["bf3"], BASE, conf=text)
             self.svcs.append(s)
             s.start(expect=1, timeout=30)
@@ -437,6 +438,15 @@ class ServiceTest(unittest.TestCase):
         for k in ("tap_drop_short", "tap_drop_bad_csum", "tap_drop_bad_gso",
                   "tap_drop_gso_type", "tap_drop_nombuf", "tap_write_errors"):
             self.assertEqual(st[k], 0, st)
+
+    def test_net_offload_off(self):
+        # NET_OFFLOAD 0: tmfifo_netN is a plain TAP, nothing cut or merged.
+        s = self.svc(["bf3"], net=True, conf="NET_OFFLOAD 0\n")
+        self.assertTrue(os.path.exists("/sys/class/net/tmfifo_net%d" % BASE))
+        st = s.telemetry("/rshim/stats,%d" % BASE)["/rshim/stats"]
+        self.assertEqual(st["tap_offload"], 0, st)
+        self.assertEqual(st["tap_gso_frames"], 0, st)
+        self.assertNotIn("no TSO/GRO offloads", s.text())
 
     def test_surprise_removal(self):
         s = self.svc(["bf3,gone@1M", "bf2"], net=True)
