@@ -10,6 +10,7 @@
 #include <rte_log.h>
 
 #include "rsh.h"
+#include "rsh_tap.h"
 
 struct rte_mbuf;
 struct option;
@@ -92,17 +93,10 @@ struct rsh_app {
 	unsigned int tap_index;    /* N of tmfifo_net<N> (--net-index) */
 	double linger_s;           /* pipe mode: quiet time after stdin EOF */
 	int tap_fd;                /* opened before EAL starts, -1 none */
+	bool tap_vnet;             /* it has the vnet header and offloads */
+	int tap_offload_err;       /* why the kernel refused them (errno) */
+	bool net_offload;          /* --net-offload on (default) | off */
 	struct rsh_app_ctl ctl;    /* --misc, --log, --reset, --reg, --drop */
-};
-
-/* Host end of the network channel: a TAP device (net.c). Main lcore. */
-struct rsh_app_tap {
-	int fd;                    /* -1 when closed */
-	char name[16];
-	struct rte_mbuf *pend[32]; /* read from the TAP, not yet queued */
-	unsigned int n_pend;
-	bool drained;              /* a read found it empty: wait for POLLIN */
-	uint64_t rx_frames, tx_frames, tx_errors;
 };
 
 /* Host end of the network channel as a DPDK ethdev (net.c). */
@@ -177,12 +171,11 @@ unsigned int rsh_app_console_step(struct rsh_app_console *c,
 void rsh_app_console_close(struct rsh_app_console *c);
 
 /* TAP end (net.c): create (before EAL), configure, move frames, close. */
-int rsh_app_tap_create(unsigned int index, struct rsh_app_tap *t);
-int rsh_app_tap_config(struct rsh_app_tap *t, unsigned int index,
+int rsh_app_tap_create(unsigned int index, bool offload, struct rsh_tap *t);
+int rsh_app_tap_config(struct rsh_tap *t, unsigned int index,
 		       const char *cidr);
-unsigned int rsh_app_tap_step(struct rsh_app_tap *t, struct rsh_dev *dev);
-void rsh_app_tap_polled(struct rsh_app_tap *t, short revents);
-void rsh_app_tap_close(struct rsh_app_tap *t);
+unsigned int rsh_app_tap_step(struct rsh_tap *t, struct rsh_dev *dev);
+void rsh_app_tap_start(struct rsh_app *app, struct rsh_tap *t, struct rsh_dev *dev);
 
 /* Ethdev end (net.c): rte_eth_from_rings + an ARP/ICMP echo responder. */
 int rsh_app_ethdev_open(struct rsh_app_ethdev *e, struct rsh_dev *dev,

@@ -544,7 +544,7 @@ rsh_tb_print_ref(struct rsh_app *app, const struct rsh_tb_row *rows, unsigned in
 struct rsh_tb_fwd {
 	pthread_t th;
 	int stop;
-	struct rsh_app_tap *tap;   /* tmfifo: TAP ↔ channel */
+	struct rsh_tap *tap;       /* tmfifo: TAP ↔ channel */
 	struct rsh_dev *dev;
 	int fd[2];                 /* baseline: TAP ↔ TAP */
 };
@@ -590,7 +590,7 @@ rsh_tb_fwd_tmfifo(void *arg)
 		pfd.revents = 0;
 		if (ppoll(&pfd, 1, &(struct timespec){ 0, idle > 2000 ? 200000 : 0 },
 			  NULL) > 0)
-			rsh_app_tap_polled(f->tap, pfd.revents);
+			rsh_tap_polled(f->tap, pfd.revents);
 	}
 	return NULL;
 }
@@ -635,10 +635,11 @@ static double
 rsh_tb_tcp_baseline(struct rsh_app *app)
 {
 	struct rsh_tb_fwd f = { .fd = { -1, -1 } };
-	struct rsh_app_tap t[2];
+	struct rsh_tap t[2];
 	double mbit = 0;
 
-	if (rsh_app_tap_create(90, &t[0]) != 0 || rsh_app_tap_create(91, &t[1]) != 0)
+	if (rsh_app_tap_create(90, false, &t[0]) != 0 ||
+	    rsh_app_tap_create(91, false, &t[1]) != 0)
 		goto out;
 	f.fd[0] = t[0].fd;
 	f.fd[1] = t[1].fd;
@@ -667,12 +668,12 @@ rsh_tb_tcp_tmfifo(struct rsh_app *app)
 {
 	struct rsh_tb b = { .app = app };
 	struct rsh_tb_fwd f = { 0 };
-	struct rsh_app_tap t;
+	struct rsh_tap t;
 	struct rsh_tmfifo_opts o;
 	double mbit = 0;
 	int rc;
 
-	if (rsh_app_tap_create(0, &t) != 0)
+	if (rsh_app_tap_create(0, app->net_offload, &t) != 0)
 		return 0;
 	b.po = app->poll;
 	rc = rsh_dev_open("sim:bf3,booted=1,peer=0", NULL, &b.dev);
@@ -687,6 +688,7 @@ rsh_tb_tcp_tmfifo(struct rsh_app *app)
 	if (rc == 0)
 		rc = rsh_poller_start(b.p);
 	if (rc == 0 && rsh_app_tap_config(&t, 0, "192.168.100.1/24") == 0) {
+		rsh_app_tap_start(app, &t, b.dev);
 		f.tap = &t;
 		f.dev = b.dev;
 		pthread_create(&f.th, NULL, rsh_tb_fwd_tmfifo, &f);
@@ -696,7 +698,7 @@ rsh_tb_tcp_tmfifo(struct rsh_app *app)
 		pthread_join(f.th, NULL);
 	}
 	rsh_tb_close(&b);
-	rsh_app_tap_close(&t);
+	rsh_tap_close(&t);
 	return mbit;
 }
 

@@ -276,6 +276,7 @@ main(int argc, char **argv)
 		.bench_seconds = 2,
 		.linger_s = 1,
 		.tap_fd = -1,
+		.net_offload = true,
 	};
 	int eal_argc, app_argc, code = 0;
 	char **eal_argv, **app_argv;

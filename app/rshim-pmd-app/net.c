@@ -2,7 +2,8 @@
 /*
  * --net tap | ethdev: the host end of the tmfifo network channel.
  *
- * tap: a TAP device tmfifo_net<N> (IFF_TAP | IFF_NO_PI, MAC
+ * tap: a TAP device tmfifo_net<N> (IFF_TAP | IFF_NO_PI, with the vnet
+ * header and TSO/GRO in user space unless --net-offload off, rsh_tap.h; MAC
  * 00:1A:CA:FF:FF:02 + 2·N, MTU 1500, up, optional --ip), as the reference
  * daemon creates it (hardware-notes §4.8). It is created
  * through /dev/net/tun before EAL starts (so a missing permission or a
@@ -16,7 +17,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_tun.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <poll.h>
@@ -75,41 +75,33 @@ rsh_app_parse_cidr(const char *s, uint32_t *addr, unsigned int *prefix)
 	return 0;
 }
 
-/* Create tmfifo_net<index> (down, unconfigured). Exit code. */
+/* Create tmfifo_net<index> (down, unconfigured), with the vnet header
+ * and TSO offloads when offload is set (rsh_tap.h). Exit code. */
 int
-rsh_app_tap_create(unsigned int index, struct rsh_app_tap *t)
+rsh_app_tap_create(unsigned int index, bool offload, struct rsh_tap *t)
 {
-	struct ifreq ifr;
-	int err;
+	const char *what = "";
+	char name[16];
+	int rc;
 
-	memset(t, 0, sizeof(*t));
-	t->fd = -1;
-	snprintf(t->name, sizeof(t->name), "tmfifo_net%u", index);
-	if (if_nametoindex(t->name) != 0) {
+	snprintf(name, sizeof(name), "tmfifo_net%u", index);
+	if (if_nametoindex(name) != 0) {
 		rsh_app_err("%s already exists (another rshim or rshim-pmd-app is running?); stop it or remove it with: ip link delete %s",
-			    t->name, t->name);
+			    name, name);
 		return RSH_EXIT_NET;
 	}
-	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (t->fd < 0) {
+	rc = rsh_tap_create(t, index, offload, &what);
+	if (rc == 0)
+		return 0;
+	if (strcmp(what, "/dev/net/tun") == 0)
 		rsh_app_err("cannot create TAP %s: /dev/net/tun: %s (needs the tun module and root or CAP_NET_ADMIN)",
-			    t->name, strerror(errno));
-		return RSH_EXIT_NET;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", t->name);
-	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
-		err = errno;
-		rsh_app_err("cannot create TAP %s: %s%s", t->name, strerror(err),
-			    err == EPERM || err == EACCES ?
+			    name, strerror(-rc));
+	else
+		rsh_app_err("cannot create TAP %s: %s%s", name, strerror(-rc),
+			    rc == -EPERM || rc == -EACCES ?
 			    " (needs root or CAP_NET_ADMIN)" :
-			    err == EBUSY ? " (the name is in use)" : "");
-		close(t->fd);
-		t->fd = -1;
-		return RSH_EXIT_NET;
-	}
-	return 0;
+			    rc == -EBUSY ? " (the name is in use)" : "");
+	return RSH_EXIT_NET;
 }
 
 /* One interface ioctl on a helper socket; -errno. */
@@ -145,7 +137,7 @@ rsh_app_if_addr(int s, const char *name, const char *cidr)
 
 /* MAC, MTU, optional address, then up. Exit code. */
 int
-rsh_app_tap_config(struct rsh_app_tap *t, unsigned int index, const char *cidr)
+rsh_app_tap_config(struct rsh_tap *t, unsigned int index, const char *cidr)
 {
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	const char *what = "socket";
@@ -185,90 +177,22 @@ rsh_app_tap_config(struct rsh_app_tap *t, unsigned int index, const char *cidr)
 	return 0;
 }
 
-/*
- * TAP → DPU: read frames straight into mbufs, queue them in order. Reads
- * only while the TAP has not been found empty since the last ppoll() that
- * reported it readable, and at most one burst per pass: a steady stream
- * costs one read per frame plus one empty read per drain, an idle TAP
- * costs none.
- */
-static unsigned int
-rsh_app_tap_to_dpu(struct rsh_app_tap *t, struct rsh_dev *dev)
-{
-	struct rte_mempool *mp = rsh_tmfifo_pool(dev);
-	unsigned int got = 0, k;
-	ssize_t n;
-
-	while (!t->drained && t->n_pend < RSH_APP_BURST) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-
-		if (m == NULL)
-			break;
-		n = read(t->fd, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m));
-		if (n <= 0) {
-			/* EAGAIN (or an error): ppoll() tells when to retry. */
-			t->drained = true;
-			rte_pktmbuf_free(m);
-			break;
-		}
-		rte_pktmbuf_append(m, (uint16_t)n);
-		t->pend[t->n_pend++] = m;
-		got++;
-	}
-	if (t->n_pend == 0)
-		return 0;
-	k = rsh_tmfifo_net_tx_burst(dev, t->pend, (uint16_t)t->n_pend);
-	/* The ring is full: keep the rest, stop reading (back-pressure). */
-	memmove(t->pend, t->pend + k, (t->n_pend - k) * sizeof(t->pend[0]));
-	t->n_pend -= k;
-	t->tx_frames += k;
-	return got + k;
-}
-
-/* DPU → TAP: hand every received frame to the kernel. */
-static unsigned int
-rsh_app_dpu_to_tap(struct rsh_app_tap *t, struct rsh_dev *dev)
-{
-	struct rte_mbuf *pkts[RSH_APP_BURST];
-	uint16_t n = rsh_tmfifo_net_rx_burst(dev, pkts, RSH_APP_BURST), i;
-
-	for (i = 0; i < n; i++) {
-		if (write(t->fd, rte_pktmbuf_mtod(pkts[i], void *),
-			  rte_pktmbuf_data_len(pkts[i])) < 0)
-			t->tx_errors++;
-		rte_pktmbuf_free(pkts[i]);
-	}
-	t->rx_frames += n;
-	return n;
-}
-
-/* What ppoll() said about the TAP: readable again (or an error to see). */
-void
-rsh_app_tap_polled(struct rsh_app_tap *t, short revents)
-{
-	if (revents & (POLLIN | POLLERR | POLLHUP))
-		t->drained = false;
-}
-
-/* Move frames both ways; returns the work done. */
+/* Move frames both ways (rsh_tap.c); returns the work done. */
 unsigned int
-rsh_app_tap_step(struct rsh_app_tap *t, struct rsh_dev *dev)
+rsh_app_tap_step(struct rsh_tap *t, struct rsh_dev *dev)
 {
-	return rsh_app_tap_to_dpu(t, dev) + rsh_app_dpu_to_tap(t, dev);
+	return rsh_tap_to_dpu(t, dev) + rsh_tap_from_dpu(t, dev);
 }
 
-/* Close the TAP: the kernel removes the interface. */
+/* Ready the TAP's data path on the attached channel; say once when it
+ * runs without offloads although they were asked for. */
 void
-rsh_app_tap_close(struct rsh_app_tap *t)
+rsh_app_tap_start(struct rsh_app *app, struct rsh_tap *t, struct rsh_dev *dev)
 {
-	unsigned int i;
-
-	for (i = 0; i < t->n_pend; i++)
-		rte_pktmbuf_free(t->pend[i]);
-	t->n_pend = 0;
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
+	rsh_tap_start(t, dev);
+	if (app->net_offload && t->offload_err != 0 && !app->quiet)
+		fprintf(stderr, "rshim-pmd-app: %s: no TSO/GRO offloads (%s): plain 1514-byte frames\n",
+			t->name, strerror(t->offload_err));
 }
 
 /* Configure and start a ring port: one queue each way (the ring PMD's
@@ -452,7 +376,7 @@ rsh_app_tmfifo_stats(FILE *f, struct rsh_dev *dev)
 int
 rsh_app_net_precheck(struct rsh_app *app)
 {
-	struct rsh_app_tap t;
+	struct rsh_tap t;
 	unsigned int prefix;
 	uint32_t a;
 	int code;
@@ -463,8 +387,11 @@ rsh_app_net_precheck(struct rsh_app *app)
 	}
 	if (app->net == NULL || strcmp(app->net, "tap") != 0)
 		return 0;
-	code = rsh_app_tap_create(app->tap_index, &t);
-	if (code == 0)
+	code = rsh_app_tap_create(app->tap_index, app->net_offload, &t);
+	if (code == 0) {
 		app->tap_fd = t.fd;
+		app->tap_vnet = t.vnet;
+		app->tap_offload_err = t.offload_err;
+	}
 	return code;
 }

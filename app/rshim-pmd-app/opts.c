@@ -23,7 +23,7 @@ enum {
 	OPT_BUSY_POLL, OPT_MAX_SLEEP, OPT_BENCH, OPT_BENCH_SIZE, OPT_BENCH_TIME,
 	OPT_SYSFS_ROOT, OPT_FORCE_ID, OPT_MAPPING, OPT_PROGRESS, OPT_NO_PROGRESS,
 	OPT_QUIET, OPT_HELP, OPT_VERSION,
-	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_LINGER,
+	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_NET_OFFLOAD, OPT_LINGER,
 	OPT_JSON, OPT_DOCTOR, OPT_CONFIG, OPT_ROOTFS, OPT_BOOT_FIFO,
 	OPT_END_
 };
@@ -63,6 +63,7 @@ static const struct option rsh_app_opts[] = {
 	{ "net", required_argument, NULL, OPT_NET },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "net-index", required_argument, NULL, OPT_NET_INDEX },
+	{ "net-offload", required_argument, NULL, OPT_NET_OFFLOAD },
 	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ NULL, 0, NULL, 0 },
 };
@@ -150,6 +151,8 @@ rsh_app_usage_opts(FILE *f)
 "  --ip A.B.C.D/P         address of the host end (tap: set on tmfifo_net<N>;\n"
 "                         ethdev: answered, default 192.168.100.1/24)\n"
 "  --net-index N          N of tmfifo_net<N> (0-99, default 0)\n"
+"  --net-offload on|off   tap: 64 KiB reads/writes with the vnet header, TCP\n"
+"                         segmentation/merging in user space (default on)\n"
 "  --linger DUR           pipe mode: exit when stdin ended and the console was\n"
 "                         quiet DUR (1s)\n"
 "\n"
@@ -331,6 +334,7 @@ static int
 rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 {
 	static const char *const nets[] = { "tap", "ethdev", NULL };
+	static const char *const onoff[] = { "on", "off", NULL };
 	static const char *const maps[] = { "vfio", "uio", "direct", NULL };
 	static const char *const benches[] = { "boot", "install", "tmfifo", NULL };
 	uint64_t v = 0;
@@ -346,6 +350,10 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 	case OPT_BENCH:
 		app->bench = arg;
 		return rsh_app_opt_word(arg, benches);
+	case OPT_NET_OFFLOAD:
+		rc = rsh_app_opt_word(arg, onoff);
+		app->net_offload = rc == 0 && strcmp(arg, "on") == 0;
+		return rc;
 	case OPT_NET_INDEX:
 		rc = rsh_parse_uint(arg, 0, 99, &v);
 		app->tap_index = (unsigned int)v;
@@ -367,6 +375,7 @@ rsh_app_opt_hint(int c)
 {
 	switch (c) {
 	case OPT_NET: return "tap or ethdev";
+	case OPT_NET_OFFLOAD: return "on or off";
 	case OPT_MAPPING: return "vfio, uio or direct";
 	case OPT_BENCH: return "boot, install or tmfifo";
 	case OPT_BOOT_FIFO: return "512 or 1024";

@@ -3,7 +3,7 @@
  * /etc/rshim-pmd.conf: one "KEY value" per line, '#' comments, the keys of
  * the rshim daemon's rshim.conf where they apply (hardware-notes §7.1):
  * rshimN <dev>, none <dev>, BOOT_TIMEOUT, PCIE_RESET_DELAY, DROP_MODE,
- * FORCE_MODE, DISPLAY_LEVEL, PCIE_HAS_VFIO, PCIE_HAS_UIO,
+ * FORCE_MODE, DISPLAY_LEVEL, NET_OFFLOAD, PCIE_HAS_VFIO, PCIE_HAS_UIO,
  * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP and
  * RESCAN_INTERVAL. Anything else is an error naming file:line.
  */
@@ -27,6 +27,7 @@ rsh_svc_conf_default(struct rsh_svc_conf *c)
 	c->has_vfio = true;
 	c->has_uio = true;
 	c->intr_poll_ms = 10;
+	c->net_offload = true;
 }
 
 /* A whole number no larger than max (the shared parser: no sign, no
@@ -88,6 +89,7 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		{ "DROP_MODE", 1 }, { "FORCE_MODE", 1 }, { "DISPLAY_LEVEL", 2 },
 		{ "PCIE_HAS_VFIO", 1 }, { "PCIE_HAS_UIO", 1 },
 		{ "PCIE_INTR_POLL_INTERVAL", 10000 }, { "RESCAN_INTERVAL", 86400 },
+		{ "NET_OFFLOAD", 1 },
 		{ "USB_TIMEOUT", 300 }, { "USB_RESET_DELAY", 600 },
 	};
 	unsigned long v;
@@ -118,6 +120,7 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 	case 6: c->has_uio = v != 0; break;
 	case 7: c->intr_poll_ms = v; break;
 	case 8: c->rescan_s = v; break;
+	case 9: c->net_offload = v != 0; break;
 	default: break; /* USB keys: accepted, no USB backend */
 	}
 	return 0;

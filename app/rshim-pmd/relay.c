@@ -11,7 +11,9 @@
  * DPU reboots.
  *
  * TAP: tmfifo_netN, IFF_TAP|IFF_NO_PI, MAC 00:1A:CA:FF:FF:02 + 2·N, MTU
- * 1500, up (hardware-notes §4.8), for the life of the service.
+ * 1500, up (hardware-notes §4.8), for the life of the service; 64 KiB
+ * reads and writes with TSO/GRO in user space unless NET_OFFLOAD is 0
+ * (app/common/rsh_tap.h).
  *
  * The thread sleeps in ppoll on the channels' wake-up eventfds
  * (rsh_tmfifo_rx_fd, armed with rsh_tmfifo_rx_arm before each sleep), the
@@ -204,32 +206,36 @@ rsh_svc_tap_config(struct rsh_svc_dev *d)
 	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
 }
 
-/* Create tmfifo_net<N>, configured and up. */
+/* Create tmfifo_net<N> (with TSO/GRO unless NET_OFFLOAD 0), configured
+ * and up; a device without one is served without network. */
 int
 rsh_svc_tap_open(struct rsh_svc_dev *d)
 {
-	struct rsh_svc_tap *t = &d->tap;
-	struct ifreq ifr;
+	bool offload = d->svc->conf.net_offload;
+	struct rsh_tap *t = &d->tap;
+	const char *what = "";
+	char name[16];
 	int rc;
 
-	snprintf(t->name, sizeof(t->name), "tmfifo_net%u", d->index);
-	if (if_nametoindex(t->name) != 0) {
+	snprintf(name, sizeof(name), "tmfifo_net%u", d->index);
+	if (if_nametoindex(name) != 0) {
 		RSH_SVC_LOG(ERR, d->name, "%s already exists (another rshim daemon?); the device is served without network",
-			    t->name);
+			    name);
 		return 0;
 	}
-	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", t->name);
-	rc = t->fd < 0 || ioctl(t->fd, TUNSETIFF, &ifr) < 0 ? -errno : 0;
+	rc = rsh_tap_create(t, d->index, offload, &what);
 	if (rc == 0)
 		rc = rsh_svc_tap_config(d);
 	if (rc < 0) {
 		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s (needs CAP_NET_ADMIN and the tun module); served without network",
-			    t->name, strerror(-rc));
+			    name, strerror(-rc));
 		rsh_svc_tap_close(d);
+		return 0;
 	}
+	rsh_tap_start(t, d->dev);
+	if (offload && t->offload_err != 0)
+		RSH_SVC_LOG(WARNING, d->name, "%s: no TSO/GRO offloads (%s): plain 1514-byte frames",
+			    t->name, strerror(t->offload_err));
 	return 0;
 }
 
@@ -245,60 +251,7 @@ rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up)
 void
 rsh_svc_tap_close(struct rsh_svc_dev *d)
 {
-	struct rsh_svc_tap *t = &d->tap;
-
-	rte_pktmbuf_free_bulk(t->pend, t->n_pend);
-	t->n_pend = 0;
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
-}
-
-/* TAP → DPU: frames read into mbufs, queued in order. */
-static unsigned int
-rsh_svc_tap_to_dpu(struct rsh_svc_dev *d)
-{
-	struct rsh_svc_tap *t = &d->tap;
-	struct rte_mempool *mp = rsh_tmfifo_pool(d->dev);
-	unsigned int k;
-	ssize_t n;
-
-	while (mp != NULL && t->n_pend < RTE_DIM(t->pend)) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-
-		if (m == NULL)
-			break;
-		n = read(t->fd, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m));
-		if (n <= 0) {
-			rte_pktmbuf_free(m);
-			break;
-		}
-		m->data_len = m->pkt_len = (uint32_t)n;
-		t->pend[t->n_pend++] = m;
-	}
-	k = rsh_tmfifo_net_tx_burst(d->dev, t->pend, (uint16_t)t->n_pend);
-	memmove(t->pend, t->pend + k, (t->n_pend - k) * sizeof(t->pend[0]));
-	t->n_pend -= k;
-	t->tx_frames += k;
-	return k;
-}
-
-/* DPU → TAP. */
-static unsigned int
-rsh_svc_tap_from_dpu(struct rsh_svc_dev *d)
-{
-	struct rsh_svc_tap *t = &d->tap;
-	struct rte_mbuf *m[32];
-	uint16_t n = rsh_tmfifo_net_rx_burst(d->dev, m, RTE_DIM(m));
-
-	for (uint16_t i = 0; i < n; i++) {
-		if (write(t->fd, rte_pktmbuf_mtod(m[i], void *), m[i]->data_len) < 0)
-			t->tx_errors++;
-		else
-			t->rx_frames++;
-		rte_pktmbuf_free(m[i]);
-	}
-	return n;
+	rsh_tap_close(&d->tap);
 }
 
 /* Clear an eventfd (non-blocking). */
@@ -343,11 +296,14 @@ rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
 					  (d->cons.len > 0 ? POLLOUT : 0)) };
 	}
 	if (d->tap.fd >= 0) {
-		work += rsh_svc_tap_to_dpu(d) + rsh_svc_tap_from_dpu(d);
+		/* Each pass reads until the TAP is empty, as ppoll says
+		 * nothing per fd here. */
+		d->tap.drained = false;
+		work += rsh_tap_to_dpu(&d->tap, d->dev) + rsh_tap_from_dpu(&d->tap, d->dev);
 		work += rsh_svc_chan_arm(d, RSH_TMFIFO_NET, pfd, npfd);
 		*retry |= d->tap.n_pend > 0;
 		pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd,
-			.events = d->tap.n_pend < RTE_DIM(d->tap.pend) ? POLLIN : 0 };
+			.events = rsh_tap_want_read(&d->tap) ? POLLIN : 0 };
 	}
 	return work;
 }

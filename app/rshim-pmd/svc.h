@@ -25,6 +25,7 @@
 #include <rte_log.h>
 
 #include "rsh.h"
+#include "rsh_tap.h"
 
 #define RSH_SVC_MAX_DEVS 16
 #define RSH_SVC_MAX_CONF 64
@@ -54,6 +55,7 @@ struct rsh_svc_conf {
 	unsigned int intr_poll_ms;         /* PCIE_INTR_POLL_INTERVAL (10) */
 	char group[32];                    /* NODE_GROUP: lab users' group */
 	unsigned int rescan_s;             /* RESCAN_INTERVAL (0 = SIGHUP only) */
+	bool net_offload;                  /* NET_OFFLOAD (1): TSO/GRO on tmfifo_netN */
 };
 
 /* Console end of a device: a PTY whose slave is /dev/rshimN/console. */
@@ -66,15 +68,6 @@ struct rsh_svc_cons {
 	uint8_t tx[4096];          /* PTY → DPU bytes the channel has not taken */
 	size_t tx_len;
 	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
-};
-
-/* tmfifo_netN of a device. Relay thread owns the fd's data path. */
-struct rsh_svc_tap {
-	int fd;                    /* -1 when none */
-	char name[16];
-	struct rte_mbuf *pend[32];
-	unsigned int n_pend;
-	uint64_t rx_frames, tx_frames, tx_errors;
 };
 
 /* One served device. Fields are written by main unless marked. */
@@ -109,7 +102,7 @@ struct rsh_svc_dev {
 	uint64_t misc_writes, reg_reads, reg_writes;
 	/* relay thread */
 	struct rsh_svc_cons cons;
-	struct rsh_svc_tap tap;
+	struct rsh_tap tap;        /* tmfifo_netN (app/common/rsh_tap.h) */
 };
 
 /* The service. */

@@ -139,6 +139,23 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 	rte_tel_data_add_dict_u64(t, "console_dropped_unread", d->cons.dropped);
 	rte_tel_data_add_dict_u64(t, "tap_rx_frames", d->tap.rx_frames);
 	rte_tel_data_add_dict_u64(t, "tap_tx_frames", d->tap.tx_frames);
+	rte_tel_data_add_dict_u64(t, "tap_offload", d->tap.offload);
+	rte_tel_data_add_dict_u64(t, "tap_reads", d->tap.reads);
+	rte_tel_data_add_dict_u64(t, "tap_writes", d->tap.writes);
+	rte_tel_data_add_dict_u64(t, "tap_write_errors", d->tap.tx_errors);
+#define RSH_SVC_TEL_OL(f) rte_tel_data_add_dict_u64(t, "tap_" #f, d->tap.ol.st.f)
+	RSH_SVC_TEL_OL(csum_done);
+	RSH_SVC_TEL_OL(gso_frames);
+	RSH_SVC_TEL_OL(gso_segments);
+	RSH_SVC_TEL_OL(gro_in);
+	RSH_SVC_TEL_OL(gro_out);
+	RSH_SVC_TEL_OL(gro_merged);
+	RSH_SVC_TEL_OL(drop_short);
+	RSH_SVC_TEL_OL(drop_bad_csum);
+	RSH_SVC_TEL_OL(drop_bad_gso);
+	RSH_SVC_TEL_OL(drop_gso_type);
+	RSH_SVC_TEL_OL(drop_nombuf);
+#undef RSH_SVC_TEL_OL
 }
 
 /* /rshim/stats,N. */

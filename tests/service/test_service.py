@@ -10,6 +10,7 @@ Exit 77 (skipped) only when FUSE cannot be used on this host.
 """
 
 import errno
+import hashlib
 import fcntl
 import os
 import re
@@ -73,7 +74,8 @@ class ServiceTest(unittest.TestCase):
                            ("none notadevice\n", 1),
                            ("DISPLAY_LEVEL\n", 1),
                            ("DISPLAY_LEVEL 1e3\n", 1),
-                           ("DROP_MODE -1\n", 1)):
+                           ("DROP_MODE -1\n", 1),
+                           ("NET_OFFLOAD 2\n", 1)):
             s = Service(["bf3"], BASE, conf=text)
             self.svcs.append(s)
             s.start(expect=1, timeout=30)
@@ -390,6 +392,61 @@ class ServiceTest(unittest.TestCase):
         # The release (tail, BOOT_CONTROL=1) follows the writer's close.
         self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 60), s.text())
         self.assertIn("BlueField-2", misc_lines(s, BASE + 1))
+
+    def test_tap_offload(self):
+        # tmfifo_netN carries TCP both ways with 64 KiB TAP reads cut in
+        # the service (TSO) and DPU frames merged before the write (GRO):
+        # bytes intact, the counters show both, no drops. The TAP moves to
+        # a private namespace so the address does not clash with others.
+        peer = 10 + os.getpid() % 5
+        ns = "rshim-svct%d" % os.getpid()
+        dpu_ns = "rshim-sim%d" % peer
+        s = self.svc(["bf3,booted=1,peer=%d" % peer], net=True)
+        tap = "tmfifo_net%d" % BASE
+        self.assertEqual(subprocess.call(["ip", "netns", "add", ns]), 0)
+        self.addCleanup(subprocess.call, ["ip", "netns", "del", ns])
+        for cmd in (["ip", "link", "set", tap, "netns", ns],
+                    ["ip", "-n", ns, "addr", "add", "192.168.100.1/24", "dev", tap],
+                    ["ip", "-n", ns, "link", "set", tap, "up"]):
+            self.assertEqual(subprocess.call(cmd), 0, cmd)
+        self.assertTrue(wait_for(lambda: subprocess.call(
+            ["ip", "netns", "exec", ns, "ping", "-c1", "-W1", "192.168.100.2"],
+            stdout=subprocess.DEVNULL) == 0, 30), s.text())
+        xfer = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "sim", "tmfifo", "tcp_xfer.py")
+        blob = os.path.join(s.tmp, "blob")
+        with open(blob, "wb") as f:
+            f.write(os.urandom(16 << 20))
+        with open(blob, "rb") as f:
+            want = "%s %d" % (hashlib.sha256(f.read()).hexdigest(), 16 << 20)
+        for rx_ns, tx_ns, dst, port in ((dpu_ns, ns, "192.168.100.2", 5011),
+                                        (ns, dpu_ns, "192.168.100.1", 5012)):
+            rx = subprocess.Popen(["ip", "netns", "exec", rx_ns, "python3", xfer,
+                                   "recv", str(port)], stdout=subprocess.PIPE, text=True)
+            time.sleep(0.3)
+            rc = subprocess.call(["ip", "netns", "exec", tx_ns, "python3", xfer,
+                                  "send", dst, str(port), blob], timeout=120)
+            got = rx.communicate(timeout=120)[0].strip()
+            self.assertEqual(rc, 0, s.text())
+            self.assertEqual(got, want, "to %s" % dst)
+        st = s.telemetry("/rshim/stats,%d" % BASE)["/rshim/stats"]
+        self.assertEqual(st["tap_offload"], 1, st)
+        self.assertGreater(st["tap_gso_frames"], 0, st)
+        self.assertGreater(st["tap_gso_segments"], st["tap_gso_frames"], st)
+        self.assertGreater(st["tap_gro_out"], 0, st)
+        self.assertGreater(st["tap_gro_merged"], st["tap_gro_out"], st)
+        for k in ("tap_drop_short", "tap_drop_bad_csum", "tap_drop_bad_gso",
+                  "tap_drop_gso_type", "tap_drop_nombuf", "tap_write_errors"):
+            self.assertEqual(st[k], 0, st)
+
+    def test_net_offload_off(self):
+        # NET_OFFLOAD 0: tmfifo_netN is a plain TAP, nothing cut or merged.
+        s = self.svc(["bf3"], net=True, conf="NET_OFFLOAD 0\n")
+        self.assertTrue(os.path.exists("/sys/class/net/tmfifo_net%d" % BASE))
+        st = s.telemetry("/rshim/stats,%d" % BASE)["/rshim/stats"]
+        self.assertEqual(st["tap_offload"], 0, st)
+        self.assertEqual(st["tap_gso_frames"], 0, st)
+        self.assertNotIn("no TSO/GRO offloads", s.text())
 
     def test_surprise_removal(self):
         s = self.svc(["bf3,gone@1M", "bf2"], net=True)

@@ -138,7 +138,23 @@ for gen in bf2 bf3; do
 	tr -d '\r' <"$tmp/out" | grep -qF -- "$want" && pass "$gen: console bytes intact" ||
 		fail "$gen: console output corrupted"
 	stop_app "$gen: combined run"
+	# The 64 MiB went as 64 KiB TAP reads cut in user space and as merged
+	# writes (TSO/GRO, --net-offload on by default), none dropped.
+	stat_ge "$gen: TSO super-frames cut" gso_frames 1
+	stat_ge "$gen: DPU frames merged" gro_out 1
+	grep -q "stats tmfifo_net0: offload=on .*drop_short=0 drop_bad_csum=0 drop_bad_gso=0 drop_gso_type=0 drop_nombuf=0" "$tmp/err" &&
+		pass "$gen: no offload drops" || fail "$gen: offload drops: $(grep 'stats tmfifo_net0' "$tmp/err")"
 done
+
+# --net-offload off: plain frames, the same data.
+if start_app "sim:bf3,booted=1" --net-offload off; then
+	tcp "offload off: 64 MiB host to DPU" up
+	tcp "offload off: 64 MiB DPU to host" down
+	stop_app "offload off"
+	grep -q "stats tmfifo_net0: offload=off .*gso_frames=0 .*gro_out=0 " "$tmp/err" &&
+		pass "offload off: no segmentation or merging" ||
+		fail "offload off: $(grep 'stats tmfifo_net0' "$tmp/err")"
+fi
 
 # Faults: a corrupt header and an oversized frame from the ARM are counted,
 # later pings still succeed.
