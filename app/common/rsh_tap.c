@@ -289,9 +289,14 @@ rsh_tap_from_dpu(struct rsh_tap *t, struct rsh_dev *dev)
 		else
 			rc = write(t->fd, rte_pktmbuf_mtod(pkts[i], void *),
 				   rte_pktmbuf_data_len(pkts[i])) < 0 ? -errno : 0;
-		if (rc < 0)
+		if (rc == -EIO) {
+			/* The kernel drops what a down interface is given
+			 * (set down, or moved to another namespace). */
+			t->tx_down += pkts[i]->nb_segs;
+		} else if (rc < 0) {
 			t->tx_errors += pkts[i]->nb_segs;
-		else
+			t->tx_last_errno = -rc;
+		} else
 			t->writes++;
 		rte_pktmbuf_free(pkts[i]);
 	}
@@ -325,9 +330,12 @@ rsh_tap_stats_line(const struct rsh_tap *t, char *buf, size_t size)
 	const struct rsh_tap_ol_stats *o = &t->ol.st;
 
 	return snprintf(buf, size,
-		"offload=%s reads=%lu to_dpu=%lu from_dpu=%lu writes=%lu write_errors=%lu csum_done=%lu gso_frames=%lu gso_segments=%lu gro_in=%lu gro_out=%lu gro_merged=%lu drop_short=%lu drop_bad_csum=%lu drop_bad_gso=%lu drop_gso_type=%lu drop_nombuf=%lu",
+		"offload=%s reads=%lu to_dpu=%lu from_dpu=%lu writes=%lu drop_down=%lu write_errors=%lu%s%s csum_done=%lu gso_frames=%lu gso_segments=%lu gro_in=%lu gro_out=%lu gro_merged=%lu drop_short=%lu drop_bad_csum=%lu drop_bad_gso=%lu drop_gso_type=%lu drop_nombuf=%lu",
 		t->offload ? "on" : "off", t->reads, t->tx_frames,
-		t->rx_frames, t->writes, t->tx_errors, o->csum_done, o->gso_frames,
+		t->rx_frames, t->writes, t->tx_down, t->tx_errors,
+		t->tx_last_errno != 0 ? " last_write_error=" : "",
+		t->tx_last_errno != 0 ? strerror(t->tx_last_errno) : "",
+		o->csum_done, o->gso_frames,
 		o->gso_segments, o->gro_in, o->gro_out, o->gro_merged, o->drop_short,
 		o->drop_bad_csum, o->drop_bad_gso, o->drop_gso_type, o->drop_nombuf);
 }

@@ -47,7 +47,9 @@ struct rsh_tap {
 	uint64_t writes;           /* TAP writes (a merged packet is one) */
 	uint64_t tx_frames;        /* frames queued to the DPU */
 	uint64_t rx_frames;        /* frames received from the DPU */
-	uint64_t tx_errors;        /* frames from the DPU the TAP refused */
+	uint64_t tx_down;          /* frames from the DPU while the TAP was down (EIO) */
+	uint64_t tx_errors;        /* frames from the DPU the TAP refused otherwise */
+	int tx_last_errno;         /* why the last of those was refused (0: none) */
 };
 
 /**

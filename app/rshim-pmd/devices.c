@@ -174,6 +174,7 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 			d = &s->devs[i];
 	if (d == NULL)
 		return NULL;
+	pthread_mutex_lock(&s->relay_mu);
 	memset(d, 0, sizeof(*d));
 	d->svc = s;
 	d->used = true;
@@ -187,6 +188,7 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 	d->display_level = s->conf.display_level;
 	d->boot_timeout_s = s->conf.boot_timeout_s;
 	pthread_mutex_init(&d->mu, NULL);
+	pthread_mutex_unlock(&s->relay_mu);
 	return d;
 }
 
@@ -196,7 +198,20 @@ rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_unlock_dev(s, d->devstr, d->lock_fd);
 	pthread_mutex_destroy(&d->mu);
+	pthread_mutex_lock(&s->relay_mu);
 	d->used = false;
+	pthread_mutex_unlock(&s->relay_mu);
+}
+
+/* Show or hide a device to the relay thread and telemetry. */
+static void
+rsh_svc_publish(struct rsh_svc *s, struct rsh_svc_dev *d, bool live)
+{
+	pthread_mutex_lock(&s->relay_mu);
+	d->live = live;
+	pthread_mutex_unlock(&s->relay_mu);
+	if (live)
+		rsh_svc_relay_kick(s);
 }
 
 /* The one poller of the service, started with no device: devices join and
@@ -218,10 +233,12 @@ rsh_svc_poller_up(struct rsh_svc *s)
 
 /* Stop serving one device: nodes (a push still open ends: tail, then
  * BOOT_CONTROL=1), console, TAP, then the device leaves the running poller.
- * Main thread, relay paused. */
+ * Main thread; hidden from the relay and telemetry first, so the waits
+ * (the push's release) happen outside relay_mu. */
 static void
 rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
+	rsh_svc_publish(s, d, false);
 	rsh_svc_nodes_stop(d);
 	rsh_svc_boot_release(d, 0, 0);
 	rsh_svc_cons_close(d);
@@ -364,7 +381,8 @@ rsh_svc_sync_devices(struct rsh_svc *s)
 	if (rc < 0)
 		return rc;
 	rsh_svc_wanted(s, want, &n);
-	pthread_mutex_lock(&s->relay_mu);
+	/* Opening a device waits (ownership check, reset): no lock held;
+	 * a device is published once its ends exist. */
 	rsh_svc_drop_unwanted(s, want, n);
 	for (i = 0; i < n; i++) {
 		struct rsh_svc_dev *d = rsh_svc_add_one(s, want[i]);
@@ -377,9 +395,8 @@ rsh_svc_sync_devices(struct rsh_svc *s)
 			RSH_SVC_LOG(ERR, d->name, "cannot join the poll loop: %s", rsh_last_error());
 		else if (rsh_svc_dev_ends(s, d) < 0)
 			RSH_SVC_LOG(ERR, d->name, "nodes not available; the device stays open");
+		rsh_svc_publish(s, d, true);
 	}
-	pthread_mutex_unlock(&s->relay_mu);
-	rsh_svc_relay_kick(s);
 	for (i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		served += s->devs[i].used;
 	return (int)served;
@@ -425,12 +442,9 @@ rsh_svc_stop_all(struct rsh_svc *s)
 		if (s->devs[i].used)
 			rsh_svc_boot_cancel(&s->devs[i]);
 	rsh_svc_relay_stop(s);
-	/* Telemetry reads the table under relay_mu, as during a sync. */
-	pthread_mutex_lock(&s->relay_mu);
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
 			rsh_svc_dev_teardown(s, &s->devs[i]);
-	pthread_mutex_unlock(&s->relay_mu);
 	rsh_poller_destroy(s->poller);
 	s->poller = NULL;
 }

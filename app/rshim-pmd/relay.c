@@ -322,7 +322,7 @@ rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd,
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
 		struct rsh_svc_dev *d = &s->devs[i];
 
-		if (!d->used || d->dev == NULL || __atomic_load_n(&d->gone, __ATOMIC_RELAXED))
+		if (!d->live || __atomic_load_n(&d->gone, __ATOMIC_RELAXED))
 			continue;
 		work += rsh_svc_relay_dev(d, pfd, npfd, retry);
 	}

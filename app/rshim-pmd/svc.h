@@ -70,10 +70,16 @@ struct rsh_svc_cons {
 	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
 };
 
-/* One served device. Fields are written by main unless marked. */
+/*
+ * One served device. Fields are written by main unless marked. A slot is
+ * claimed and freed (used) and published (live) under relay_mu; the relay
+ * thread and telemetry touch only live slots, under relay_mu, so main
+ * opens and tears a device down outside the lock.
+ */
 struct rsh_svc_dev {
 	struct rsh_svc *svc;
-	bool used;
+	bool used;                 /* slot claimed (relay_mu to write) */
+	bool live;                 /* served: relay and telemetry see it (relay_mu) */
 	char devstr[RSH_DEV_NAME_MAX];
 	unsigned int index;        /* N of rshimN / tmfifo_netN */
 	char name[16];             /* "rshimN" */

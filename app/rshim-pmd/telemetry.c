@@ -45,7 +45,7 @@ rsh_svc_tel_list(const char *cmd, const char *params, struct rte_tel_data *t)
 	rte_tel_data_start_array(t, RTE_TEL_INT_VAL);
 	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
-		if (rsh_svc_tel_get()->devs[i].used)
+		if (rsh_svc_tel_get()->devs[i].live)
 			rte_tel_data_add_array_int(t, (int)rsh_svc_tel_get()->devs[i].index);
 	pthread_mutex_unlock(&rsh_svc_tel_get()->relay_mu);
 	return 0;
@@ -62,7 +62,7 @@ rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 	(void)cmd;
 	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	d = rsh_svc_tel_dev(params);
-	if (d != NULL && d->dev != NULL) {
+	if (d != NULL && d->live) {
 		rte_tel_data_start_dict(t);
 		rte_tel_data_add_dict_string(t, "name", d->name);
 		rte_tel_data_add_dict_string(t, "device", d->devstr);
@@ -142,7 +142,9 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 	rte_tel_data_add_dict_u64(t, "tap_offload", d->tap.offload);
 	rte_tel_data_add_dict_u64(t, "tap_reads", d->tap.reads);
 	rte_tel_data_add_dict_u64(t, "tap_writes", d->tap.writes);
+	rte_tel_data_add_dict_u64(t, "tap_drop_down", d->tap.tx_down);
 	rte_tel_data_add_dict_u64(t, "tap_write_errors", d->tap.tx_errors);
+	rte_tel_data_add_dict_int(t, "tap_write_last_errno", d->tap.tx_last_errno);
 #define RSH_SVC_TEL_OL(f) rte_tel_data_add_dict_u64(t, "tap_" #f, d->tap.ol.st.f)
 	RSH_SVC_TEL_OL(csum_done);
 	RSH_SVC_TEL_OL(gso_frames);
@@ -168,7 +170,7 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 	(void)cmd;
 	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	d = rsh_svc_tel_dev(params);
-	if (d != NULL && d->dev != NULL) {
+	if (d != NULL && d->live) {
 		rte_tel_data_start_dict(t);
 		rsh_svc_tel_boot(t, d);
 		rsh_svc_tel_fifo(t, d);
