@@ -25,6 +25,7 @@
 #include "rsh_boot_priv.h"
 #include "rsh_t_core_mock.h"
 #include "rsh_test_eal.h"
+#include "rsh_test_time.h"
 
 static int rsh_t_cancel;
 
@@ -35,14 +36,6 @@ struct rsh_t_env {
 	struct rsh_boot_opts o;
 	uint32_t depth;
 };
-
-static void
-rsh_t_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* A device on a running poller, its FIFO count fixed at count. */
 static void

@@ -21,6 +21,7 @@
 #include "rsh_boot_priv.h"
 #include "rsh_t_core_mock.h"
 #include "rsh_test_eal.h"
+#include "rsh_test_time.h"
 
 static int rsh_t_cancel;
 
@@ -30,20 +31,6 @@ struct rsh_t_env {
 	struct rsh_t_mock *m;
 	struct rsh_boot_opts o;
 };
-
-static double
-rsh_t_now(void)
-{
-	return (double)rte_get_timer_cycles() / rte_get_timer_hz();
-}
-
-static void
-rsh_t_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* A device on a running poller, reset delay delay_ms. */
 static void

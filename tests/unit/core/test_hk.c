@@ -22,6 +22,7 @@
 #include "rsh_backend.h"
 #include "rsh_dev_priv.h"
 #include "rsh_test_eal.h"
+#include "rsh_test_time.h"
 
 /* A BF2-sized register file; irq_poll reports a pending "INTx". */
 struct rsh_t_mock {
@@ -118,14 +119,6 @@ static uint64_t *
 rsh_t_sp6(void)
 {
 	return &rsh_t_last->regs[0x10C48 / 8];
-}
-
-static void
-rsh_t_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 static uint64_t

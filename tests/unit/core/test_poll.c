@@ -19,20 +19,7 @@
 #include "rsh_boot_priv.h"
 #include "rsh_t_core_mock.h"
 #include "rsh_test_eal.h"
-
-static double
-rsh_t_now(void)
-{
-	return (double)rte_get_timer_cycles() / rte_get_timer_hz();
-}
-
-static void
-rsh_t_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
+#include "rsh_test_time.h"
 
 /*
  * An idle loop backs off to its ceiling (few passes), and a command wakes

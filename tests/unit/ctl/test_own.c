@@ -25,6 +25,7 @@
 #include "rsh_dev_priv.h"
 #include "rsh_own.h"
 #include "rsh_test_eal.h"
+#include "rsh_test_time.h"
 
 /* BF2 offsets of the mock (BAR = channel 1 << 16 | offset). */
 #define T_SP1 (0x10C20 / 8)
@@ -121,14 +122,6 @@ static struct rsh_backend_driver rsh_t_drv = {
 	.name = "mock", .match = rsh_t_match, .probe = rsh_t_probe,
 };
 RSH_BACKEND_REGISTER(rsh_t_drv);
-
-static void
-rsh_t_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 static uint64_t
 rsh_t_get(struct rsh_t_mock *m, unsigned int w)
