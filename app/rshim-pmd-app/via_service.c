@@ -7,7 +7,9 @@
  * service's pid and what to use instead.
  *
  * RSHIM_PMD_DEV_DIR and RSHIM_PMD_RUN_DIR stand for /dev and
- * /run/rshim-pmd (tests, like the service's --dev-dir and --run-dir).
+ * /run/rshim-pmd (tests, like the service's --dev-dir and --run-dir). Only
+ * devices other processes can reach are held (app/common/rsh_svc_lock.h):
+ * a private emulated device is this process's own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "input.h"
 #include "rsh_parse.h"
+#include "rsh_svc_lock.h"
 
 #define RSH_APP_SVC_STEP (1u << 20)
 #define RSH_APP_SVC_PLAIN_NS 2000000000ull
@@ -72,33 +74,15 @@ rsh_app_via_service_node(const struct rsh_app *app, char *node, size_t size)
 int
 rsh_app_service_check(const char *devstr)
 {
-	char path[512], safe[RSH_DEV_NAME_MAX], who[64] = "";
-	int fd, held;
-	ssize_t n;
-	size_t i;
+	struct rsh_svc_lock_holder h;
+	const char *name;
 
-	for (i = 0; devstr[i] != '\0' && i < sizeof(safe) - 1; i++)
-		safe[i] = devstr[i] == '/' ? '_' : devstr[i];
-	safe[i] = '\0';
-	snprintf(path, sizeof(path), "%s/%s.lock",
-		 rsh_app_svc_dir("RSHIM_PMD_RUN_DIR", "/run/rshim-pmd"), safe);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!rsh_svc_lock_held(rsh_app_svc_dir(RSH_SVC_LOCK_DIR_ENV, RSH_SVC_LOCK_DIR),
+			       devstr, &h))
 		return 0;
-	held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	n = pread(fd, who, sizeof(who) - 1, 0);
-	close(fd);
-	if (!held)
-		return 0;
-	who[n > 0 ? n : 0] = '\0';
-	who[strcspn(who, "\n")] = '\0';
-	{
-		const char *name = strchr(who, ' ');
-
-		rsh_app_err("%s is held by rshim-pmd pid %.*s; use its nodes instead, e.g. rshim-pmd-app --device %s --push-boot FILE (or /dev/%s/boot)",
-			    devstr, name ? (int)(name - who) : (int)strlen(who), who,
-			    name ? name + 1 : "rshimN", name ? name + 1 : "rshimN");
-	}
+	name = h.name[0] != '\0' ? h.name : "rshimN";
+	rsh_app_err("%s is held by rshim-pmd pid %ld; use its nodes instead, e.g. rshim-pmd-app --device %s --push-boot FILE (or /dev/%s/boot)",
+		    devstr, h.pid, name, name);
 	return RSH_EXIT_DEVICE;
 }
 

@@ -10,65 +10,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rsh_svc_lock.h"
 #include "svc.h"
 
-/* Lock file of a device: RUN_DIR/<devstr with '/' and ',' made safe>.lock. */
-static void
-rsh_svc_lock_path(const struct rsh_svc *s, const char *devstr, char *p,
-		  size_t size)
-{
-	char safe[RSH_DEV_NAME_MAX];
-	size_t i;
-
-	for (i = 0; devstr[i] != '\0' && i < sizeof(safe) - 1; i++)
-		safe[i] = devstr[i] == '/' ? '_' : devstr[i];
-	safe[i] = '\0';
-	snprintf(p, size, "%s/%s.lock", s->run_dir, safe);
-}
-
-/* Take the device's flock; -EBUSY with one line naming the holder. */
+/* Take the device's lock (shareable devices only; a private emulation
+ * needs none): -EBUSY with one line naming the holder. */
 int
 rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
 {
-	char path[PATH_MAX], who[64] = "";
-	ssize_t n;
-	int fd;
+	struct rsh_svc_lock_holder h;
+	int rc;
 
 	if (mkdir(s->run_dir, 0755) < 0 && errno != EEXIST) {
 		rsh_svc_err("cannot create %s: %s (run as root, or give --run-dir)",
 			    s->run_dir, strerror(errno));
 		return -errno;
 	}
-	rsh_svc_lock_path(s, devstr, path, sizeof(path));
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rsh_svc_err("%s: cannot open lock %s: %s", devstr, path, strerror(errno));
-		return -errno;
+	rc = rsh_svc_lock_take(s->run_dir, devstr, out, &h);
+	if (rc == -EBUSY) {
+		char who[48];
+
+		snprintf(who, sizeof(who), "%ld", h.pid);
+		rsh_svc_err("%s is held by rshim-pmd pid %s; stop that service, or use its nodes (e.g. /dev/%s/boot)",
+			    devstr, h.pid > 0 ? who : "(unknown)",
+			    h.name[0] != '\0' ? h.name : "rshimN");
+	} else if (rc < 0) {
+		rsh_svc_err("%s: cannot use its lock file in %s: %s", devstr, s->run_dir,
+			    strerror(-rc));
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		n = pread(fd, who, sizeof(who) - 1, 0);
-		who[n > 0 ? n : 0] = '\0';
-		who[strcspn(who, "\n")] = '\0';
-		rsh_svc_err("%s is held by rshim-pmd pid %s; stop that service, or use its nodes (e.g. /dev/rshimN/boot)",
-			    devstr, who[0] ? who : "(unknown)");
-		close(fd);
-		return -EBUSY;
-	}
-	return *out = fd, 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* Record "pid rshimN" in a held lock, for the next one to read. */
 static void
-rsh_svc_lock_note(int fd, const struct rsh_svc_dev *d)
+rsh_svc_lock_note_dev(int fd, const struct rsh_svc_dev *d)
 {
-	char who[64];
-	int n = snprintf(who, sizeof(who), "%d %s\n", (int)getpid(), d->name);
-
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, who, n, 0) != n)
+	if (fd >= 0 && rsh_svc_lock_note(fd, d->name) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "cannot write the lock file");
 }
 
@@ -76,13 +56,7 @@ rsh_svc_lock_note(int fd, const struct rsh_svc_dev *d)
 void
 rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd)
 {
-	char path[PATH_MAX];
-
-	if (fd < 0)
-		return;
-	rsh_svc_lock_path(s, devstr, path, sizeof(path));
-	unlink(path);
-	close(fd);
+	rsh_svc_lock_drop(s->run_dir, devstr, fd);
 }
 
 /* The served device with this rshim index, or NULL. */
@@ -354,7 +328,7 @@ rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
 		return NULL;
 	}
 	d->lock_fd = fd;
-	rsh_svc_lock_note(fd, d);
+	rsh_svc_lock_note_dev(fd, d);
 	d->revision = rsh_svc_revision(s, devstr);
 	rc = rsh_svc_dev_open(s, d);
 	if (rc < 0) {

@@ -533,11 +533,26 @@ rsh_pci_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 	return n;
 }
 
+/* host_key: a PCI function is one device for the whole host; its key is
+ * the canonical address, so "03:00.2" and "pcie-0000:03:00.2" meet. */
+static int
+rsh_pci_host_key(const char *devstr, char *key, size_t len)
+{
+	char bdf[RSH_PCI_BDF_LEN];
+
+	if (rsh_pci_addr_parse(devstr, bdf) < 0)
+		return -EINVAL;
+	if ((size_t)snprintf(key, len, "%s", bdf) >= len)
+		return -ENAMETOOLONG;
+	return 1;
+}
+
 static struct rsh_backend_driver rsh_pci_driver = {
 	.name = "pci",
 	.match = rsh_pci_match,
 	.probe = rsh_pci_probe,
 	.scan = rsh_pci_scan,
+	.host_key = rsh_pci_host_key,
 };
 
 RSH_BACKEND_REGISTER(rsh_pci_driver);

@@ -587,6 +587,10 @@ rsh_sim_be_init(struct rsh_sim *sim, const char *devstr)
 	/* ms, rounded up; 0 asks the core for the generation default */
 	be->reset_delay_ms = (uint32_t)((sim->cfg.resetdelay_ns + 999999) /
 					1000000);
+	/* Only this process reaches a private device; owner= is the model
+	 * of another driver on it (an injected owner clears this too). */
+	be->sole_driver = sim->cfg.shared[0] == '\0' &&
+			  sim->cfg.owner == RSH_SIM_OWNER_NONE;
 }
 
 /* driver op: create an emulated device from its string. */
@@ -679,11 +683,29 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 	return (int)RTE_DIM(gens);
 }
 
+/* driver op: a shared= device is one for the host (every process that
+ * names it meets the same registers); any other is private. */
+static int
+rsh_sim_host_key(const char *devstr, char *key, size_t len)
+{
+	struct rsh_sim_cfg cfg;
+	int rc = rsh_sim_args_parse(devstr, &cfg);
+
+	if (rc < 0)
+		return rc;
+	if (cfg.shared[0] == '\0')
+		return 0;
+	if ((size_t)snprintf(key, len, "sim-shared-%s", cfg.shared) >= len)
+		return -ENAMETOOLONG;
+	return 1;
+}
+
 static struct rsh_backend_driver rsh_sim_drv = {
 	.name = "sim",
 	.match = rsh_sim_match,
 	.probe = rsh_sim_probe,
 	.scan = rsh_sim_scan,
+	.host_key = rsh_sim_host_key,
 };
 
 RSH_BACKEND_REGISTER(rsh_sim_drv);

@@ -392,6 +392,8 @@ rsh_sim_inject(struct rsh_backend *be, enum rsh_sim_event ev, uint32_t arg)
 	    (ev == RSH_SIM_EV_RST_REQUEST && (arg & 0xFF) != 1 &&
 	     (arg & 0xFF) != 2))
 		return -EINVAL;
+	if (ev == RSH_SIM_EV_OWNER && arg != RSH_SIM_OWNER_NONE)
+		__atomic_store_n(&be->sole_driver, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&sim->ev.mbox_arg[ev], arg, __ATOMIC_RELAXED);
 	__atomic_fetch_or(&sim->ev.mbox, 1u << ev, __ATOMIC_RELEASE);
 	return 0;

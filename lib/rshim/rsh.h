@@ -87,6 +87,18 @@ int rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
  */
 int rsh_dev_check(const char *devstr);
 
+/**
+ * The device's host-wide name, for locks that keep two programs of this
+ * host off one device (no device access; usable before EAL is up).
+ * @return 1 and key filled when other processes can reach the same device
+ *   (a PCI function: its canonical address "0000:03:00.2"; an emulated
+ *   device with shared=NAME: "sim-shared-NAME"); 0 when the device is
+ *   private to the calling process (an emulated device without shared=:
+ *   every process has its own); -EINVAL when no backend accepts devstr,
+ *   -ENAMETOOLONG when key is too small.
+ */
+int rsh_dev_host_key(const char *devstr, char *key, size_t len);
+
 /** Close a device (detached from its poller first, if it has one). */
 void rsh_dev_close(struct rsh_dev *dev);
 

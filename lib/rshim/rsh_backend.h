@@ -61,6 +61,11 @@ struct rsh_backend {
 	uint64_t bar_size;
 	/* Reset delay this device needs, ms; 0 = the generation default. */
 	uint32_t reset_delay_ms;
+	/* No other rshim driver can reach this device (a private emulation):
+	 * the ownership check at open need not watch SCRATCHPAD1 for another
+	 * keepalive (hardware-notes §6.3). Written by probe; a backend may
+	 * clear it later (relaxed atomics). */
+	bool sole_driver;
 	struct rsh_mmio_stats stats; /* every backend counts its MMIO */
 };
 
@@ -78,6 +83,12 @@ struct rsh_backend_driver {
 	/* Optional: fill up to max entries, return how many were found. */
 	int (*scan)(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 		    unsigned int max);
+	/*
+	 * Optional: the device's name on this host when other processes can
+	 * reach the same device (1, key filled), 0 when it is private to the
+	 * calling process, negative errno for a bad string. NULL = private.
+	 */
+	int (*host_key)(const char *devstr, char *key, size_t len);
 	TAILQ_ENTRY(rsh_backend_driver) next;
 };
 

@@ -64,6 +64,19 @@ rsh_dev_check(const char *devstr)
 	return 0;
 }
 
+/* Host-wide name of a device string (see rsh.h). */
+int
+rsh_dev_host_key(const char *devstr, char *key, size_t len)
+{
+	struct rsh_backend_driver *drv;
+	int rc = rsh_dev_check(devstr);
+
+	if (rc < 0)
+		return rc;
+	drv = rsh_backend_match(devstr);
+	return drv->host_key != NULL ? drv->host_key(devstr, key, len) : 0;
+}
+
 /* Open a device by string through the matching backend. */
 int
 rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,

@@ -148,6 +148,11 @@ rsh_own_chk_clear(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 		return rsh_cmd_finish(c, 0);
 	}
 	rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, 0);
+	if (__atomic_load_n(&c->dev->be->sole_driver, __ATOMIC_RELAXED)) {
+		/* Nobody else can write the word: nothing to watch for. */
+		c->state = RSH_OC_MINE;
+		return rsh_cmd_again(c, now, now);
+	}
 	k->end = now + rsh_ms_cyc(ms);
 	k->hard = now + rsh_ms_cyc(RSH_OWN_ACK_DRAIN_MS);
 	c->state = RSH_OC_WATCH;

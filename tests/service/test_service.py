@@ -341,8 +341,12 @@ class ServiceTest(unittest.TestCase):
         self.assertIn("BlueField-3", misc_lines(s, BASE))
 
     def test_lock_refuses_second_instance(self):
-        s = self.svc(["bf3"])
-        s2 = Service(["bf3"], BASE + 5, tmp=None)
+        # One shareable device (shared= emulation, as a PCI function would
+        # be) served by two services: the second is refused, naming the
+        # first. Private emulations are each process's own: no lock.
+        dev = "bf3,shared=svcl%d" % os.getpid()
+        s = self.svc([dev])
+        s2 = Service([dev], BASE + 5, tmp=None)
         s2.run_dir = s.run_dir
         s2.args[s2.args.index("--run-dir") + 1] = s.run_dir
         self.svcs.append(s2)
@@ -350,9 +354,17 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(s2.proc.wait(30), 3, s2.text())
         line = [ln for ln in s2.text().splitlines() if "held by" in ln]
         self.assertEqual(len(line), 1, s2.text())
-        self.assertIn("pid %d rshim%d" % (s.proc.pid, BASE), line[0])
+        self.assertIn("held by rshim-pmd pid %d;" % s.proc.pid, line[0])
+        self.assertIn("/dev/rshim%d/boot" % BASE, line[0])
         self.assertEqual(s2.mounts(), [])
         self.assertTrue(os.path.exists(s.node(BASE, "misc")))
+        self.assertEqual(os.listdir(s.run_dir), ["sim-shared-svcl%d.lock" % os.getpid()])
+        # A private sim:bf3 of a third service is another device: served.
+        s3 = Service(["bf3"], BASE + 6, tmp=None)
+        s3.args[s3.args.index("--run-dir") + 1] = s.run_dir
+        self.svcs.append(s3)
+        self.assertTrue(s3.start(), s3.text())
+        self.assertIn("BlueField-3", misc_lines(s3, BASE + 6))
 
     def test_sighup_add_rename_block(self):
         s = self.svc(["bf3"])
@@ -507,12 +519,20 @@ class ServiceTest(unittest.TestCase):
         self.assertRegex(p.stdout, r"rshim%d: pushed %d bytes in .* MiB/s; through %s"
                          % (BASE, size, re.escape(s.node(BASE, "boot"))))
         self.assertTrue(wait_for(lambda: "boot push done" in s.text(), 30))
-        # Opening the held device directly is refused, naming the service.
-        p = subprocess.run([app, "--device", "sim:bf3,peer=none", "--push-boot", DEMO],
-                           env=env, capture_output=True, text=True, timeout=120)
+        # Opening a held (shareable) device directly is refused, naming the
+        # service; a private sim:bf3 of the app's own is another device.
+        shared = "bf3,shared=svca%d,peer=none" % os.getpid()
+        s2 = self.svc([shared], base=BASE + 1)
+        p = subprocess.run([app, "--device", "sim:" + shared, "--push-boot", DEMO],
+                           env=dict(env, RSHIM_PMD_RUN_DIR=s2.run_dir),
+                           capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 4, p.stderr)
         self.assertIn("held by rshim-pmd pid %d; use its nodes instead, e.g. "
-                      "rshim-pmd-app --device rshim%d" % (s.proc.pid, BASE), p.stderr)
+                      "rshim-pmd-app --device rshim%d" % (s2.proc.pid, BASE + 1), p.stderr)
+        p = subprocess.run([app, "--device", "sim:bf3,peer=none", "--push-boot", DEMO,
+                            "--no-progress", "--reset-delay", "0"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
         p = subprocess.run([app, "--device", "rshim%d" % (BASE + 7), "--push-boot", DEMO],
                            env=env, capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 4, p.stderr)
@@ -560,7 +580,8 @@ class ServiceTest(unittest.TestCase):
                          % (BASE + 1))
 
     def test_sigterm_leaves_nothing(self):
-        s = self.svc(["bf3", "bf2"], net=True)
+        s = self.svc(["bf3,shared=svct%d" % os.getpid(), "bf2,shared=svcu%d" % os.getpid()],
+                     net=True)
         taps = ["tmfifo_net%d" % (BASE + i) for i in range(2)]
         for t in taps:
             self.assertTrue(os.path.exists("/sys/class/net/" + t), s.text())
@@ -574,6 +595,8 @@ class ServiceTest(unittest.TestCase):
         for t in taps:
             self.assertFalse(os.path.exists("/sys/class/net/" + t))
         self.assertFalse(os.path.exists("/var/run/dpdk/%s" % s.prefix))
+        for name in ("svct", "svcu"):
+            self.assertFalse(os.path.exists("/dev/shm/rshim-sim-%s%d" % (name, os.getpid())))
 
 
 if __name__ == "__main__":
