@@ -11,7 +11,9 @@
  * for an explicit peer=<N>; an automatic pick skips taken names). The pid of the
  * holder is written into the file, for messages only.
  *
- * RSHIM_SIM_LOCK_DIR overrides the directory (tests, unprivileged runs).
+ * RSHIM_SIM_LOCK_DIR overrides the directory (tests, unprivileged runs);
+ * RSHIM_SIM_NETNS_PREFIX replaces "rshim-sim" in the names (a test run's
+ * own namespaces, which nothing else on the host can take or remove).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,21 @@
 #include "rsh_sim_peer.h"
 
 #define RSH_SIM_LOCK_DIR "/run/rshim-sim"
+#define RSH_SIM_NS_PREFIX "rshim-sim"
+#define RSH_SIM_NS_PREFIX_MAX 20
+
+/* The namespace name prefix: RSHIM_SIM_NETNS_PREFIX when it is a short
+ * name of letters, digits, '-' and '_', else "rshim-sim". */
+const char *
+rsh_sim_ns_prefix(void)
+{
+	const char *p = getenv("RSHIM_SIM_NETNS_PREFIX");
+
+	if (p == NULL || *p == '\0' || strlen(p) > RSH_SIM_NS_PREFIX_MAX ||
+	    strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != strlen(p))
+		return RSH_SIM_NS_PREFIX;
+	return p;
+}
 
 /* The lock directory, created when missing. */
 static const char *
@@ -56,8 +73,8 @@ rsh_sim_nslock_claim(unsigned int index, pid_t *holder)
 	int fd, n;
 
 	*holder = 0;
-	snprintf(path, sizeof(path), "%s/rshim-sim%u.lock", rsh_sim_nslock_dir(),
-		 index);
+	snprintf(path, sizeof(path), "%s/%s%u.lock", rsh_sim_nslock_dir(),
+		 rsh_sim_ns_prefix(), index);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;

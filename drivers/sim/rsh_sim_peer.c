@@ -381,7 +381,7 @@ rsh_sim_peer_claim_auto(unsigned int *index)
 		fd = rsh_sim_nslock_claim(i, &holder);
 		if (fd == -EBUSY)
 			continue;
-		snprintf(path, sizeof(path), RSH_SIM_NETNS_DIR "/rshim-sim%u", i);
+		snprintf(path, sizeof(path), RSH_SIM_NETNS_DIR "/%s%u", rsh_sim_ns_prefix(), i);
 		if (access(path, F_OK) == 0) {
 			rsh_sim_nslock_release(fd);
 			continue;
@@ -408,7 +408,7 @@ rsh_sim_peer_claim(struct rsh_sim_peer *p, const struct rsh_sim_peer_opts *o)
 		fd = rsh_sim_peer_claim_auto(&p->index);
 	else
 		fd = rsh_sim_nslock_claim(o->index, &holder);
-	snprintf(p->ns_name, sizeof(p->ns_name), "rshim-sim%u", p->index);
+	snprintf(p->ns_name, sizeof(p->ns_name), "%s%u", rsh_sim_ns_prefix(), p->index);
 	if (fd == -EBUSY) {
 		rsh_err_set("network namespace %s is used by another live emulated DPU (pid %ld); choose another peer=<N>",
 			    p->ns_name, (long)holder);
@@ -436,7 +436,7 @@ rsh_sim_peer_create(const struct rsh_sim_peer_opts *o, struct rsh_sim_peer **out
 		free(p);
 		return -ENOMEM;
 	}
-	snprintf(p->ns_name, sizeof(p->ns_name), "rshim-sim%u", o->index);
+	snprintf(p->ns_name, sizeof(p->ns_name), "%s%u", rsh_sim_ns_prefix(), o->index);
 	p->index = o->index;
 	p->lock_fd = -1;
 	p->ns_fd = p->tap_fd = p->pty_fd = -1;

@@ -68,6 +68,9 @@ struct rsh_sim_peer_opts {
  */
 int rsh_sim_nslock_claim(unsigned int index, pid_t *holder);
 
+/* "rshim-sim", or the run's own prefix (RSHIM_SIM_NETNS_PREFIX). */
+const char *rsh_sim_ns_prefix(void);
+
 /* Claim the first free index; its fd, and the index in *index. */
 int rsh_sim_nslock_claim_free(unsigned int *index);
 

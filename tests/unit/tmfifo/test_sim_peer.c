@@ -196,6 +196,7 @@ test_responder(void **state)
 {
 	struct rsh_sim_peer_opts o = { .index = 900, .no_netns = true };
 	struct rsh_sim_peer *p;
+	char name[48];
 	uint8_t f[128];
 	size_t n;
 
@@ -204,7 +205,8 @@ test_responder(void **state)
 	assert_false(rsh_sim_peer_is_netns(p));
 	assert_false(rsh_sim_peer_has_shell(p));
 	assert_int_equal(rsh_sim_peer_net_fd(p), -1);
-	assert_string_equal(rsh_sim_peer_ns_name(p), "rshim-sim900");
+	snprintf(name, sizeof(name), "%s900", rsh_sim_ns_prefix());
+	assert_string_equal(rsh_sim_peer_ns_name(p), name);
 	rsh_t_exercise(p);
 	/* an ARP request for another address gets no answer */
 	n = rsh_test_arp_req(f);
@@ -226,7 +228,7 @@ test_responder(void **state)
 static void
 test_netns(void **state)
 {
-	struct rsh_sim_peer_opts o = { .index = 900 + (unsigned int)getpid() % 90 };
+	struct rsh_sim_peer_opts o = { .index = 900 };
 	static const char cmd[] = "grep -c tmfifo_net0 /proc/net/dev\n";
 	struct rsh_sim_peer *p;
 	char name[32];
@@ -265,14 +267,14 @@ rsh_t_on_term(int sig)
 static void
 test_netns_signal_cleanup(void **state)
 {
-	struct rsh_sim_peer_opts o = { .index = 990 + (unsigned int)getpid() % 9 };
+	struct rsh_sim_peer_opts o = { .index = 990 };
 	struct rsh_sim_peer *p;
 	int fds[2], st;
 	pid_t child, sh = -1;
 	char name[32];
 
 	(void)state;
-	snprintf(name, sizeof(name), "rshim-sim%u", o.index);
+	snprintf(name, sizeof(name), "%s%u", rsh_sim_ns_prefix(), o.index);
 	assert_int_equal(pipe(fds), 0);
 	child = fork();
 	assert_true(child >= 0);
@@ -309,8 +311,12 @@ main(int argc, char **argv)
 	};
 	struct rsh_sim_peer_opts o = { .index = 899, .no_shell = true };
 	struct rsh_sim_peer *p;
+	char prefix[24];
 	bool ok;
 
+	/* This run's own namespace names: nothing else on the host meets them. */
+	snprintf(prefix, sizeof(prefix), "rsht%d-", (int)getpid());
+	setenv("RSHIM_SIM_NETNS_PREFIX", prefix, 1);
 	if (argc < 2 || strcmp(argv[1], "--netns") != 0)
 		return cmocka_run_group_tests(plain, NULL, NULL);
 	if (geteuid() != 0) {
