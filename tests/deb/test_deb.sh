@@ -5,9 +5,14 @@
 # unpack them into a temporary root and smoke-test the unpacked tools on
 # the emulator (list, build a BFB, push it). Skipped (77) where
 # dpkg-buildpackage or debhelper is missing.
-#   test_deb.sh SOURCE_DIR
+#   test_deb.sh SOURCE_DIR [BUILD_DIR]
+# With BUILD_DIR (a build of the tree configured for /usr, as test.sh's
+# is), the packages are made from that build (debian/rules'
+# RSH_DEB_BUILDDIR) instead of a second compile; without it, or when the
+# build has another prefix, dpkg-buildpackage builds from scratch.
 set -euo pipefail
 src=$1
+prebuilt=${2:-}
 for t in dpkg-buildpackage dh dpkg-deb; do
 	if ! command -v "$t" >/dev/null 2>&1; then
 		echo "SKIP: $t not installed (apt-get install dpkg-dev debhelper)"
@@ -30,6 +35,16 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 		xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$tmp/src"
 else
 	tar -C "$src" --exclude='./build*' --exclude='./obj-*' -cf - . | tar -xf - -C "$tmp/src"
+fi
+if [ -n "$prebuilt" ]; then
+	prefix=$(meson introspect "$prebuilt" --buildoptions |
+		python3 -c 'import json,sys; print({o["name"]: o["value"] for o in json.load(sys.stdin)}["prefix"])')
+	if [ "$prefix" = /usr ]; then
+		export RSH_DEB_BUILDDIR=$(cd "$prebuilt" && pwd)
+		echo "packaging the build in $RSH_DEB_BUILDDIR (no second compile)"
+	else
+		echo "note: $prebuilt is configured for $prefix, not /usr: building the package from scratch"
+	fi
 fi
 start=$(date +%s)
 if ! (cd "$tmp/src" && DEB_BUILD_OPTIONS="parallel=2 nocheck noddebs noopt" \
