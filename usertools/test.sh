@@ -1,15 +1,63 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# rshim-pmd test suite: install dependencies, build, run every suite that
-# can run on this machine, then the same tests built with AddressSanitizer
-# and UBSan (on ordinary memory, so both memory modes are covered).
-#   test.sh            everything
-#   test.sh --quick    skip the sanitizer build
-set -euo pipefail
+# rshim-pmd test suite: install dependencies, build, and run every stage
+# that guards correctness (doc/testing.md has the tiers and their times):
+#   test.sh            the full tier: plain build (unit, sim, service,
+#                      usertools, install, deb), ASan/UBSan, ThreadSanitizer,
+#                      the fuzz targets, and the vm suite (a guest kernel)
+#   test.sh --quick    one plain build: unit, sim, service, usertools
+#   test.sh --long     the full tier plus the long suite (big transfers,
+#                      long pushes, the whole dpkg-buildpackage)
+# Every stage runs even when an earlier one failed (a stage whose build
+# failed is reported as skipped); the script ends with one line per stage
+# and exits 1 when any stage failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-./usertools/install-deps.sh
-quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+top=$PWD
+tier=full
+case "${1:-}" in
+"") ;;
+--quick) tier=quick ;;
+--long) tier=long ;;
+-h | --help)
+	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0 ;;
+*)
+	echo "test.sh: unknown option $1 (--quick, --long or none)" >&2
+	exit 2 ;;
+esac
+
+t_start=$(date +%s)
+declare -a st_name st_res st_time
+# stage NAME COMMAND...: run, time and record one stage (never stops).
+stage() {
+	local name=$1 s rc res
+	shift
+	echo "=== test.sh: $name"
+	s=$(date +%s)
+	"$@"
+	rc=$?
+	case $rc in
+	0) res=passed ;;
+	77) res="skipped (${skip_why:-see its output})" ;;
+	*) res="FAILED (exit $rc)" ;;
+	esac
+	skip_why=
+	st_name+=("$name")
+	st_res+=("$res")
+	st_time+=($(($(date +%s) - s)))
+	echo "=== test.sh: $name: $res in ${st_time[-1]} s"
+	return $rc
+}
+# skip NAME WHY: record a stage that could not run.
+skip() {
+	st_name+=("$1")
+	st_res+=("skipped ($2)")
+	st_time+=(0)
+	echo "=== test.sh: $1: skipped ($2)"
+}
+
+stage deps ./usertools/install-deps.sh
 
 # Hugepages when we can (root); the tests pass with and without them.
 if [ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages ]; then
@@ -19,70 +67,75 @@ if [ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hug
 	fi
 fi
 
-echo "test.sh: build (./build)"
-./usertools/build.sh build
-echo "test.sh: meson test (./build)"
-meson test -C build --print-errorlogs --num-processes 2
+# The plain build is configured for /usr as Debian's packaging does, so the
+# deb test packages this very build instead of compiling it again.
+mtest() { meson test -C "$@" --print-errorlogs --num-processes 3; }
+plain_suites=(--suite unit --suite sim --suite service --suite usertools)
+[ $tier = quick ] || plain_suites+=(--suite install --suite deb)
+[ $tier = long ] && plain_suites+=(--suite long)
+if stage build ./usertools/build.sh build --prefix=/usr; then
+	stage tests mtest build --no-rebuild "${plain_suites[@]}"
+else
+	skip tests "the build failed"
+fi
 
-if [ $quick -eq 0 ]; then
-	echo "test.sh: sanitizer build (./build-asan, -Db_sanitize=address,undefined)"
-	./usertools/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
-	export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:print_summary=1"
-	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-	export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
-	RSHIM_PMD_NO_HUGE=1 meson test -C build-asan --print-errorlogs --num-processes 2 \
-		--no-suite hw --no-suite bench
-fi
-if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
-	# ThreadSanitizer: one thread owns a device's registers, everything else
-	# is a command or a ring hand-off; this stage proves it. DPDK's rings are
-	# inline: built with the C11 memory model TSan sees their hand-offs.
-	# Suppressions (tests/tsan.supp) only name frames inside DPDK's compiled
-	# libraries. Run: the unit suite and the sim tests that drive the
-	# library end to end (boot-e2e, hw-on-sim). Not run: the app's
-	# command-line suites (app-input, app-cli, app-doctor, app-pci,
-	# bench-smoke: dozens of app start-ups each, over 3 minutes under
-	# TSan; the same library threads run in boot-e2e and hw-on-sim),
-	# console-tty (gives the app 10 s to reach raw mode; an instrumented
-	# EAL start takes longer), sim_boot (checks the emulator's drain rate
-	# against the wall clock, which instrumentation slows) and tmfifo-e2e
-	# (root, network namespaces, iperf-size transfers).
-	echo "test.sh: ThreadSanitizer build (./build-tsan, clang, -Db_sanitize=thread)"
-	if [ ! -f build-tsan/build.ninja ]; then
-		CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
-			-Dc_args=-DRTE_USE_C11_MEM_MODEL >/dev/null
+asan_env() {
+	ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:print_summary=1" \
+	UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+	LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0" \
+	RSHIM_PMD_NO_HUGE=1 "$@"
+}
+tsan_env() {
+	TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$top/tests/tsan.supp" \
+	RSHIM_PMD_NO_HUGE=1 "$@"
+}
+if [ $tier != quick ]; then
+	# ASan/UBSan (clang, which also builds the libFuzzer targets): the
+	# same suites, on ordinary (non-hugepage) memory, so both memory
+	# modes are covered.
+	if ! command -v clang >/dev/null 2>&1; then
+		skip asan-build "clang missing (apt-get install clang)"
+	elif stage asan-build env CC=clang ./usertools/build.sh build-asan \
+		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true; then
+		stage asan-tests asan_env mtest build-asan --no-rebuild \
+			--suite unit --suite sim --suite service --suite usertools
+		stage fuzz mtest build-asan --no-rebuild --suite fuzz
+	else
+		skip asan-tests "the ASan build failed"
+		skip fuzz "the ASan build failed"
 	fi
-	ninja -C build-tsan >/dev/null
-	TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$PWD/tests/tsan.supp" \
-	RSHIM_PMD_NO_HUGE=1 meson test -C build-tsan --no-rebuild --print-errorlogs \
-		--num-processes 2 --timeout-multiplier 4 \
-		$(meson test -C build-tsan --list 2>/dev/null |
-		sed -n 's/^rshim-pmd:unit \/ //p' | grep -vxE 'app-pci|sim_boot') \
-		boot-e2e hw-on-sim
-	# The service's threads (main, FUSE workers, relay, telemetry, poll
-	# lcore) under TSan: the tests that make them meet — pushes ended by
-	# SIGTERM or a removal, SIGHUP reloads during a push, misc writes,
-	# four devices at once. Any report in the service's log fails a test.
-	# Skipped (77 inside) where FUSE cannot be used.
-	echo "test.sh: ThreadSanitizer: the service's threads"
-	TSAN_OPTIONS="halt_on_error=0:exitcode=66:suppressions=$PWD/tests/tsan.supp" \
-	RSHIM_PMD_NO_HUGE=1 RSHIM_PMD=$PWD/build-tsan/app/rshim-pmd/rshim-pmd \
-	RSHIM_PMD_APP=$PWD/build-tsan/app/rshim-pmd-app/rshim-pmd-app \
-	RSHIM_PMD_DEMO=$PWD/build-tsan/app/rshim-mkbfb/demo.bfb \
-	RSHIM_MKBFB=$PWD/build-tsan/app/rshim-mkbfb/rshim-mkbfb \
-	timeout 1200 python3 tests/service/test_service.py \
-		ServiceTest.test_sighup_during_push ServiceTest.test_sighup_add_rename_block \
-		ServiceTest.test_surprise_removal ServiceTest.test_boot_interrupt \
-		ServiceTest.test_misc_read_write ServiceTest.test_four_devices_parallel \
-		ServiceTest.test_sigterm_leaves_nothing ServiceTest.test_tap_offload || { rc=$?; [ $rc -eq 77 ] || exit $rc; }
-fi
-if [ $quick -eq 0 ] && command -v clang >/dev/null 2>&1; then
-	echo "test.sh: fuzz targets (./build-fuzz, clang libFuzzer + ASan/UBSan)"
-	if [ ! -f build-fuzz/build.ninja ]; then
-		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
-			-Db_lundef=false >/dev/null
+	# ThreadSanitizer: one thread owns a device's registers, everything
+	# else is a command or a ring hand-off; this stage proves it. DPDK's
+	# rings are inline: built with the C11 memory model TSan sees their
+	# hand-offs. Suppressions (tests/tsan.supp) only name frames inside
+	# DPDK's compiled libraries. Run: the unit suite, the sim tests that
+	# drive the library end to end, and the service's thread tests (suite
+	# tsan: its threads — main, FUSE workers, relay, telemetry, poll lcore
+	# — meeting in pushes ended by SIGTERM or a removal, SIGHUP reloads
+	# during a push, misc writes, four devices at once).
+	if ! command -v clang >/dev/null 2>&1; then
+		skip tsan-build "clang missing (apt-get install clang)"
+	elif stage tsan-build env CC=clang ./usertools/build.sh build-tsan \
+		-Db_sanitize=thread -Db_lundef=false -Dc_args=-DRTE_USE_C11_MEM_MODEL; then
+		stage tsan-tests tsan_env mtest build-tsan --no-rebuild \
+			--suite unit --suite tsan --timeout-multiplier 4
+	else
+		skip tsan-tests "the TSan build failed"
 	fi
-	ninja -C build-fuzz tests/fuzz/fuzz_bfb tests/fuzz/fuzz_log >/dev/null
-	(cd build-fuzz && meson test --no-rebuild --print-errorlogs --suite fuzz)
+	# The real PCI path in a guest kernel (usertools/rshim-vm).
+	if [ -f build/build.ninja ] && meson test -C build --list 2>/dev/null | grep -q ':vm /'; then
+		skip_why="no guest can start here: see the vm test's output"
+		stage vm mtest build --no-rebuild --suite vm
+	else
+		skip vm "the plain build has no vm suite"
+	fi
 fi
-echo "test.sh: all suites passed"
+
+echo
+echo "test.sh: $tier tier, $(($(date +%s) - t_start)) s in all"
+failed=0
+for i in "${!st_name[@]}"; do
+	printf 'test.sh: %-11s %-50s %4d s\n' "${st_name[$i]}" "${st_res[$i]}" "${st_time[$i]}"
+	case ${st_res[$i]} in FAILED*) failed=1 ;; esac
+done
+exit $failed

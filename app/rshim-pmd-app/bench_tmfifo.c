@@ -392,9 +392,11 @@ rsh_tb_run_idle(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row
 /*
  * dpu-first: data the DPU sends waits for the poll loop's next TM FIFO
  * status read (the host has no interrupt for it), then the channel's
- * eventfd wakes the user. After 10 s idle, sample that read delay at 50
- * random instants: the time from the instant to the next pass, plus the
- * eventfd wake path measured on this machine (write, then ppoll returns).
+ * eventfd wakes the user. After 10 s idle (the loop at its deepest
+ * back-off; 5 bench periods when --bench-time is shorter than 2 s, as the
+ * smoke test runs it), sample that read delay at 50 random instants: the
+ * time from the instant to the next pass, plus the eventfd wake path
+ * measured on this machine (write, then ppoll returns).
  */
 static double
 rsh_tb_wake_path_us(void)
@@ -420,7 +422,8 @@ rsh_tb_run_dpu_first(struct rsh_tb *b, const struct rsh_tb_case *c,
 		     struct rsh_tb_row *r)
 {
 	static double s[64];
-	struct timespec ts = { 10, 0 };
+	double idle = RTE_MIN(10.0, b->app->bench_seconds * 5);
+	struct timespec ts = { (time_t)idle, (long)((idle - (time_t)idle) * 1e9) };
 	struct rsh_poller_stats st;
 	unsigned int n = 0, spins;
 	double wake = rsh_tb_wake_path_us();

@@ -2,12 +2,15 @@
 """Start and stop an rshim-pmd service on emulated BlueFields for the tests.
 
 Each service gets its own node directory, lock directory, DPDK file prefix
-and rshimN indexes (from the test's pid), so several test runs and other
-processes on the host do not meet. Deadlines are generous: the host may be
-loaded.
+and rshimN indexes (from the test's pid); a service with tmfifo_netN TAPs
+runs in a network namespace of its own, and the emulated DPUs' namespaces
+carry this run's prefix, so several test runs, a real rshim-pmd and its
+tmfifo_net0 on the host do not meet. Deadlines are generous: the host may
+be loaded; waits end on the event they wait for.
 """
 
 import os
+import select
 import signal
 import socket
 import json
@@ -18,7 +21,15 @@ import time
 SVC = os.environ.get("RSHIM_PMD", "rshim-pmd")
 MKBFB = os.environ.get("RSHIM_MKBFB", "rshim-mkbfb")
 DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
-ENV = dict(os.environ)
+# Per-run names: emulated DPU namespaces <RUN>d<N>, service namespaces.
+RUN = "rsht%d" % os.getpid()
+SIM_LOCKS = tempfile.mkdtemp(prefix="rshim-sim-locks-")
+ENV = dict(os.environ, RSHIM_SIM_NETNS_PREFIX=RUN + "d", RSHIM_SIM_LOCK_DIR=SIM_LOCKS)
+
+
+def dpu_netns(n):
+    """Name of the namespace of an emulated DPU started with peer=<n>."""
+    return "%sd%d" % (RUN, n)
 
 
 def fuse_missing():
@@ -61,7 +72,14 @@ class Service:
         args = [SVC, "-f", "-c", self.conf, "--dev-dir", self.dev_dir,
                 "--run-dir", self.run_dir, "-i", str(base),
                 "--file-prefix", self.prefix]
-        if not net:
+        self.netns = None
+        if net:
+            # Its TAPs (and their addresses) live in a namespace of its own.
+            self.netns = "%sn%d" % (RUN, base)
+            subprocess.call(["ip", "netns", "del", self.netns], stderr=subprocess.DEVNULL)
+            subprocess.check_call(["ip", "netns", "add", self.netns])
+            args = ["nsenter", "--net=/run/netns/" + self.netns] + args
+        else:
             args.append("-n")
         for s in sims:
             # peer=none: the emulated ARM's built-in ends, no namespaces
@@ -107,6 +125,28 @@ class Service:
         self.logf.close()
         return self.proc.returncode
 
+    def close(self):
+        """Stop, then remove the service's network namespace."""
+        rc = self.stop()
+        if self.netns is not None:
+            subprocess.call(["ip", "netns", "del", self.netns], stderr=subprocess.DEVNULL)
+            self.netns = None
+        return rc
+
+    def ip(self, *args):
+        """`ip -n <its namespace> ARGS`; the exit code."""
+        return subprocess.call(["ip", "-n", self.netns] + list(args),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def tap(self, idx):
+        """tmfifo_net<idx> in its namespace: a dict (flags, address), or None."""
+        out = subprocess.run(["ip", "-n", self.netns, "-j", "link", "show",
+                              "tmfifo_net%d" % idx], capture_output=True, text=True)
+        if out.returncode != 0:
+            return None
+        link = json.loads(out.stdout)[0]
+        return {"up": "UP" in link.get("flags", []), "address": link.get("address")}
+
     def mounts(self):
         """Our FUSE mounts still in the mount table."""
         with open("/proc/mounts") as f:
@@ -139,6 +179,19 @@ def misc_write(svc, idx, text):
 def misc_lines(svc, idx):
     with open(svc.node(idx, "misc")) as f:
         return f.read()
+
+
+def read_until(fd, want, timeout=30.0):
+    """Read a non-blocking fd until `want` (bytes) arrives; all that was read."""
+    got, end = b"", time.monotonic() + timeout
+    while want not in got and time.monotonic() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                got += os.read(fd, 4096)
+            except (BlockingIOError, OSError):
+                pass
+    return got
 
 
 def push(path, node, tool="cat", timeout=300):

@@ -84,7 +84,7 @@ run truncated-header 3 --device sim:bf3 --push-boot "$tmp/short.bfb" && expect_l
 cp "$demo" "$tmp/crc.bfb"
 printf '\xff' | dd of="$tmp/crc.bfb" bs=1 seek=100 conv=notrunc status=none
 run crc 3 --device sim:bf3 --push-boot "$tmp/crc.bfb" && expect_line crc "$tmp/crc.bfb" "CRC" "--force"
-head -c 3000000 "$demo" >"$tmp/cut.bfb"
+head -c 1000000 "$demo" >"$tmp/cut.bfb"
 run truncated-image 3 --device sim:bf3 --push-boot "$tmp/cut.bfb" && expect_line truncated-image "$tmp/cut.bfb" "truncated"
 
 # --force pushes the corrupt file; the emulated firmware reports the error.
@@ -106,7 +106,7 @@ if run timeout 5 --device "sim:bf3,drain=100M,stall=60s@1M" --timeout 0.3 --push
 		&& pass timeout || fail "timeout: $err"
 fi
 # Surprise removal: exit 6.
-if run gone 6 --device "sim:bf2,gone@2M" --push-boot "$demo"; then
+if run gone 6 --device "sim:bf2,gone@1M" --push-boot "$demo"; then
 	grep -q "disappeared" <<<"$err" && pass gone || fail "gone: $err"
 fi
 

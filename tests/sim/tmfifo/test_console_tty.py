@@ -25,9 +25,11 @@ def check(name, ok, detail=""):
         fails += 1
 
 
-def drain(fd, sec, buf):
+def drain(fd, sec, buf, want=None):
+    """Read into buf for up to sec seconds, until `want` is in it (if
+    given) or the other end is gone (EIO once the app exited)."""
     end = time.time() + sec
-    while time.time() < end:
+    while time.time() < end and (want is None or want not in buf):
         r, _, _ = select.select([fd], [], [], 0.05)
         if r:
             try:
@@ -54,15 +56,14 @@ def run(case):
     # "\n", not the "\r" of a real Enter key: the emulator's line echo
     # (no shell, without root) ends lines on "\n" only.
     os.write(fd, b"echo ttymark-7\n")
-    out = drain(fd, 1.5, out)
+    out = drain(fd, 30, out, b"ttymark-7")
     check(case + ": console answers", b"ttymark-7" in out, repr(out[-200:]))
     if case == "ctrl-]q":
         os.write(fd, b"\x1dq")
     else:
         os.kill(pid, signal.SIGTERM)
-    out = drain(fd, 1.0, out)
-    after = termios.tcgetattr(fd)  # the slave's settings, via the master
     _, st = os.waitpid(pid, 0)
+    after = termios.tcgetattr(fd)  # the slave's settings, via the master
     rc = os.waitstatus_to_exitcode(st)
     check(case + ": exit 0", rc == 0, "exit %d" % rc)
     check(case + ": terminal restored", after[3] & termios.ECHO and

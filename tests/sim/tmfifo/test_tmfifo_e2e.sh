@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # TM FIFO console and network end to end: rshim-pmd-app --console --net tap
 # against the emulated DPU (sim:bf2, sim:bf3), whose ARM side runs a real
-# Linux stack in namespace rshim-sim0 (192.168.100.2) and a shell on a PTY.
-#   test_tmfifo_e2e.sh APP DEMO_BFB TCP_XFER_PY
+# Linux stack in a namespace of its own (192.168.100.2) and a shell on a PTY.
+#   test_tmfifo_e2e.sh APP BFB TCP_XFER_PY [MIB]
+# MIB: the size of each TCP transfer (4; the long suite moves 64).
+# Hermetic: the host end (the app, its tmfifo_net0, 192.168.100.1) runs in
+# a network namespace of this run, and the emulated DPUs' namespaces carry
+# this run's prefix, so a real rshim-pmd and its tmfifo_net0 on the host,
+# or another copy of the suite, do not meet it.
 # Needs root (TAP, namespaces): otherwise exit 77 (skipped), never a pass.
 set -u
-app=$1 demo=$2 xfer=$3
+app=$1 demo=$2 xfer=$3 mib=${4:-4}
 fails=0 passes=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 pass() { echo "ok: $*"; passes=$((passes + 1)); }
@@ -17,18 +22,21 @@ for c in ip ping python3 sha256sum setpriv; do
 	command -v "$c" >/dev/null || skip "needs $c"
 done
 [ -c /dev/net/tun ] || skip "no /dev/net/tun"
-ip netns add rshim-e2e-probe 2>/dev/null || skip "network namespaces not permitted here"
-ip netns del rshim-e2e-probe
-# Another test of the emulator may hold them for a moment: wait a little.
-for _ in $(seq 60); do
-	ip link show tmfifo_net0 >/dev/null 2>&1 || ip netns list | grep -q '^rshim-sim' || break
-	sleep 0.5
-done
-if ip link show tmfifo_net0 >/dev/null 2>&1 || ip netns list | grep -q '^rshim-sim'; then
-	skip "tmfifo_net0 or an rshim-sim namespace exists already (another run?)"
+command -v nsenter >/dev/null || skip "needs nsenter (util-linux)"
+# The host end's namespace, then this script again inside it.
+if [ -z "${RSH_E2E_NS:-}" ]; then
+	export RSH_E2E_NS=rsh-e2e-$$
+	ip netns add "$RSH_E2E_NS" 2>/dev/null || skip "network namespaces not permitted here"
+	ip -n "$RSH_E2E_NS" link set lo up
+	nsenter --net="/run/netns/$RSH_E2E_NS" "$0" "$@"
+	rc=$?
+	ip netns del "$RSH_E2E_NS"
+	exit $rc
 fi
-
+export RSHIM_SIM_NETNS_PREFIX=${RSH_E2E_NS}-d
+dpu_ns=${RSHIM_SIM_NETNS_PREFIX}0
 tmp=$(mktemp -d)
+export RSHIM_SIM_LOCK_DIR=$tmp/sim-locks
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
@@ -37,7 +45,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-head -c 64M /dev/urandom >"$tmp/big"
+head -c "${mib}M" /dev/urandom >"$tmp/big"
 big_sha=$(sha256sum "$tmp/big" | cut -d' ' -f1)
 
 # start_app DEVSTR ARGS...: the app in the background, console input from
@@ -78,7 +86,7 @@ stop_app() {
 left_behind() {
 	sleep 0.2
 	if ip link show tmfifo_net0 >/dev/null 2>&1; then fail "$1: tmfifo_net0 left behind"
-	elif ip netns list | grep -q '^rshim-sim'; then fail "$1: namespace left: $(ip netns list)"
+	elif ip netns list | grep -q "^$RSHIM_SIM_NETNS_PREFIX"; then fail "$1: namespace left: $(ip netns list)"
 	else pass "$1: nothing left behind"; fi
 }
 
@@ -93,18 +101,17 @@ console() {
 	fail "$1: no '$3' on the console: $(tr -d '\r' <"$tmp/out" | tail -5)"
 }
 
-# tcp NAME DIR: 64 MiB with matching SHA-256, DIR = up (host→DPU) or down.
+# tcp NAME DIR: $mib MiB with matching SHA-256, DIR = up (host→DPU) or down.
 tcp() {
 	local got
 	if [ "$2" = up ]; then
-		ip netns exec rshim-sim0 python3 "$xfer" recv 5001 >"$tmp/sha" &
+		ip netns exec "$dpu_ns" python3 "$xfer" recv 5001 >"$tmp/sha" &
 		local srv=$!
 		python3 "$xfer" send 192.168.100.2 5001 "$tmp/big"
 	else
 		python3 "$xfer" recv 5002 >"$tmp/sha" &
 		local srv=$!
-		sleep 0.3
-		ip netns exec rshim-sim0 python3 "$xfer" send 192.168.100.1 5002 "$tmp/big"
+		ip netns exec "$dpu_ns" python3 "$xfer" send 192.168.100.1 5002 "$tmp/big"
 	fi
 	wait "$srv"
 	got=$(cut -d' ' -f1 "$tmp/sha")
@@ -128,8 +135,8 @@ for gen in bf2 bf3; do
 		fail "$gen: ping: $out"
 	m=marker-$RANDOM$RANDOM
 	console "$gen: console marker $m" "echo $m" "$m"
-	tcp "$gen: 64 MiB host to DPU" up
-	tcp "$gen: 64 MiB DPU to host" down
+	tcp "$gen: $mib MiB host to DPU" up
+	tcp "$gen: $mib MiB DPU to host" down
 	# Both channels at once: console numbers in order while TCP runs.
 	echo "seq 100000 100999 | tr '\n' ' '; echo; echo seq-done" >&3 &
 	tcp "$gen: TCP during console output" up
@@ -138,7 +145,7 @@ for gen in bf2 bf3; do
 	tr -d '\r' <"$tmp/out" | grep -qF -- "$want" && pass "$gen: console bytes intact" ||
 		fail "$gen: console output corrupted"
 	stop_app "$gen: combined run"
-	# The 64 MiB went as 64 KiB TAP reads cut in user space and as merged
+	# The transfers went as 64 KiB TAP reads cut in user space and as merged
 	# writes (TSO/GRO, --net-offload on by default), none dropped.
 	stat_ge "$gen: TSO super-frames cut" gso_frames 1
 	stat_ge "$gen: DPU frames merged" gro_out 1
@@ -148,8 +155,8 @@ done
 
 # --net-offload off: plain frames, the same data.
 if start_app "sim:bf3,booted=1" --net-offload off; then
-	tcp "offload off: 64 MiB host to DPU" up
-	tcp "offload off: 64 MiB DPU to host" down
+	tcp "offload off: $mib MiB host to DPU" up
+	tcp "offload off: $mib MiB DPU to host" down
 	stop_app "offload off"
 	grep -q "stats tmfifo_net0: offload=off .*gso_frames=0 .*gro_out=0 " "$tmp/err" &&
 		pass "offload off: no segmentation or merging" ||
@@ -179,7 +186,7 @@ if start_app "sim:bf3,booted=1,armstall=300ms@200" --console; then
 	tcp "stall: TCP across an ARM stall" up
 	kill -STOP "$rpid"
 	echo "seq 200000 203999; echo stall-done" >&3
-	sleep 2
+	sleep 1 # the stall: the shell prints while nobody reads
 	kill -CONT "$rpid"
 	console "stall: console output complete" "" "stall-done"
 	tr -d '\r' <"$tmp/out" | grep -Eo '(^|# )20[0-3][0-9]{3}$' | grep -o '2[0-9]*' >"$tmp/lines"
@@ -200,10 +207,10 @@ rc=$?
 pid=$!
 ok=
 for _ in $(seq 50); do
-	ip netns exec rshim-sim0 ping -c 1 -W 1 192.168.100.1 >/dev/null 2>&1 && { ok=1; break; }
+	ip netns exec "$dpu_ns" ping -c 1 -W 1 192.168.100.1 >/dev/null 2>&1 && { ok=1; break; }
 	sleep 0.2
 done
-[ -n "$ok" ] && out=$(ip netns exec rshim-sim0 ping -c 20 -i 0.02 -q 192.168.100.1 2>&1)
+[ -n "$ok" ] && out=$(ip netns exec "$dpu_ns" ping -c 20 -i 0.02 -q 192.168.100.1 2>&1)
 [ -n "$ok" ] && grep -q " 0% packet loss" <<<"$out" && pass "ethdev: DPU pings the DPDK port" ||
 	fail "ethdev: ${out:-no answer}: $(tail -3 "$tmp/err")"
 kill -TERM "$pid"; wait "$pid"; pid=
