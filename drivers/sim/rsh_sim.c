@@ -519,7 +519,7 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 static void
 rsh_sim_power_on(struct rsh_sim *sim, bool fresh)
 {
-	uint64_t now = rte_get_timer_cycles();
+	uint64_t now = rsh_now();
 	bool bf3 = sim->cfg.gen == RSH_GEN_BF3;
 
 	sim->boot = (struct rsh_sim_fifo){ .w = sim->boot_w,

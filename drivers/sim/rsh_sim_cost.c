@@ -81,7 +81,7 @@ rsh_sim_dev_time(const struct rsh_sim *sim, uint64_t tsc)
 uint64_t
 rsh_sim_now(const struct rsh_sim *sim)
 {
-	return rsh_sim_dev_time(sim, rte_get_timer_cycles());
+	return rsh_sim_dev_time(sim, rsh_now());
 }
 
 /* Charge cyc cycles of host time (single writer, relaxed publish). */
@@ -108,7 +108,7 @@ rsh_sim_cost_read(struct rsh_sim *sim, unsigned int n)
 	struct rsh_sim_cost *c = &sim->cost;
 	uint64_t cyc = (uint64_t)n * c->rd_cyc;
 
-	c->op_t0 = rte_get_timer_cycles();
+	c->op_t0 = rsh_now();
 	c->wr_run = 0;
 	rsh_sim_cost_charge(c, cyc / 2);
 	c->pend_cyc = cyc - cyc / 2;
@@ -128,7 +128,7 @@ rsh_sim_cost_write(struct rsh_sim *sim, unsigned int n)
 	struct rsh_sim_cost *c = &sim->cost;
 	uint64_t forced = 0;
 
-	c->op_t0 = rte_get_timer_cycles();
+	c->op_t0 = rsh_now();
 	if (sim->cfg.gen == RSH_GEN_BF1) {
 		forced = rsh_sim_bf1_forced(c->wr_run + n) -
 			 rsh_sim_bf1_forced(c->wr_run);
@@ -146,13 +146,13 @@ rsh_sim_cost_write(struct rsh_sim *sim, unsigned int n)
  * emulator. An op's own work takes microseconds (a FIFO's worth of words);
  * anything past RSH_SIM_EMU_OP_MAX_NS is the thread being preempted, which
  * a host on silicon would suffer too: it is not taken off the device's
- * clock.
+ * clock. (On a test's virtual clock the emulator takes no time at all.)
  */
 void
 rsh_sim_cost_leave(struct rsh_sim *sim)
 {
 	struct rsh_sim_cost *c = &sim->cost;
-	uint64_t dt = rte_get_timer_cycles() - c->op_t0;
+	uint64_t dt = rsh_now() - c->op_t0;
 
 	rsh_sim_cost_charge(c, c->pend_cyc);
 	c->pend_cyc = 0;

@@ -17,6 +17,7 @@
 #include <rte_common.h>
 
 #include "rsh.h"
+#include "rsh_clock.h"
 #include "rsh_regs.h"
 
 struct rsh_backend;

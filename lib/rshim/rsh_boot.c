@@ -49,20 +49,11 @@ rsh_boot_fifo_words(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
 	return dev->be->gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
 }
 
-/* Milliseconds to cycles. */
-static uint64_t
-rsh_ms_to_cycles(uint64_t ms)
-{
-	return ms * rte_get_timer_hz() / 1000;
-}
-
-/* Sleep on the control path (never while data moves). */
+/* Wait on the control path for the poll lcore (never while data moves). */
 static void
-rsh_boot_ctl_sleep_us(unsigned int us)
+rsh_boot_ctl_sleep_us(const struct rsh_boot *b, unsigned int us)
 {
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
-
-	nanosleep(&ts, NULL);
+	rsh_dev_ctl_wait(b->dev, (uint64_t)us * 1000);
 }
 
 static void rsh_boot_free_pipe(struct rsh_boot *b);
@@ -165,7 +156,7 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		b->opts.stall_timeout_ms = 300000;
 	/* misc BOOT_RESET_SKIP applies to every later push (§5.5). */
 	b->opts.skip_reset |= dev->misc.boot_reset_skip;
-	b->stall_cycles = rsh_ms_to_cycles(b->opts.stall_timeout_ms);
+	b->stall_cycles = rsh_ms_cyc(b->opts.stall_timeout_ms);
 	if (b->opts.fifo_words != 0 &&
 	    (b->opts.fifo_words < 64 || b->opts.fifo_words > RSH_BF3_BOOT_FIFO_DEPTH)) {
 		rsh_err_set("%s: boot FIFO depth %u words is out of range (64-%u; 512 is the safe fallback)",
@@ -206,12 +197,12 @@ static unsigned int
 rsh_boot_chunk_us(const struct rsh_boot *b)
 {
 	uint64_t pushed = __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED) * 8;
-	uint64_t el = rte_get_timer_cycles() - b->start_tsc;
+	uint64_t el = rsh_now() - b->start_tsc;
 	double us;
 
 	if (pushed < b->chunk_bytes || el == 0)
 		return 50;
-	us = (double)b->chunk_bytes * el / pushed * 1e6 / rte_get_timer_hz();
+	us = (double)b->chunk_bytes * rsh_cyc_s(el) / pushed * 1e6;
 	return (unsigned int)RTE_MAX(RTE_MIN(us, 5000.0), 10.0);
 }
 
@@ -234,7 +225,7 @@ rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 		if (rsh_boot_cancelled(b))
 			return -ECANCELED;
 		nap = nap == 0 ? rsh_boot_chunk_us(b) : RTE_MIN(nap * 2, 5000u);
-		rsh_boot_ctl_sleep_us(nap);
+		rsh_boot_ctl_sleep_us(b, nap);
 	}
 	*c = obj;
 	(*c)->len = 0;
@@ -257,7 +248,7 @@ rsh_boot_wait_drained(struct rsh_boot *b)
 
 		if (rc < 0)
 			return rc;
-		rsh_boot_ctl_sleep_us(nap);
+		rsh_boot_ctl_sleep_us(b, nap);
 		nap = RTE_MIN(nap * 2, 1000u);
 	}
 	return 0;
@@ -406,7 +397,7 @@ rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st)
 	st->stall_ns = __atomic_load_n(&b->stall_ns, __ATOMIC_RELAXED);
 	st->sleeps = __atomic_load_n(&b->sleeps, __ATOMIC_RELAXED);
 	if (end == 0)
-		end = rte_get_timer_cycles();
+		end = rsh_now();
 	st->elapsed_ns = rsh_cyc_ns(end - b->start_tsc);
 	rsh_dev_mmio_stats(b->dev, &now);
 	st->mmio.reads = now.reads - b->mmio_start.reads;
@@ -450,14 +441,14 @@ rsh_boot_end_input(struct rsh_boot *b)
 static bool
 rsh_boot_wait_finished(struct rsh_boot *b)
 {
-	uint64_t deadline = rte_get_timer_cycles() + b->stall_cycles +
-			    rsh_ms_to_cycles(5000);
+	uint64_t deadline = rsh_now() + b->stall_cycles +
+			    rsh_ms_cyc(5000);
 	unsigned int nap = 20;
 
 	while (!__atomic_load_n(&b->finished, __ATOMIC_ACQUIRE)) {
-		if (rte_get_timer_cycles() > deadline)
+		if (rsh_now() > deadline)
 			return false;
-		rsh_boot_ctl_sleep_us(nap);
+		rsh_boot_ctl_sleep_us(b, nap);
 		nap = RTE_MIN(nap * 2, 1000u);
 	}
 	return true;

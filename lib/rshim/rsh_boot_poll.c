@@ -37,20 +37,6 @@
 /* The reference daemon's sleep when the FIFO is full, §3.3. */
 #define RSH_BOOT_REF_SLEEP_NS 1000000ull
 
-/* Cycles to nanoseconds. */
-static inline uint64_t
-rsh_cyc_to_ns(uint64_t c)
-{
-	return rsh_cyc_ns(c);
-}
-
-/* Nanoseconds to cycles. */
-static inline uint64_t
-rsh_ns_to_cyc(uint64_t ns)
-{
-	return (uint64_t)((unsigned __int128)ns * rte_get_timer_hz() / 1000000000u);
-}
-
 /* Publish the end of the job and let go of it (the last touch of b). */
 static unsigned int
 rsh_boot_finish(struct rsh_boot *b, uint64_t now, int rc)
@@ -77,7 +63,7 @@ rsh_boot_finish(struct rsh_boot *b, uint64_t now, int rc)
 static void
 rsh_boot_progress(struct rsh_boot *b, uint64_t now)
 {
-	uint64_t gap = rsh_cyc_to_ns(now - b->last_progress);
+	uint64_t gap = rsh_cyc_ns(now - b->last_progress);
 
 	if (gap >= RSH_BOOT_STALL_NS) {
 		__atomic_store_n(&b->stalls, b->stalls + 1, __ATOMIC_RELAXED);
@@ -138,7 +124,7 @@ rsh_boot_rate_sample(struct rsh_boot *b, uint64_t now, uint32_t count)
 	b->win_cycles += now - b->ref_tsc;
 	b->ref_tsc = now;
 	b->last_count = count;
-	if (b->win_cycles < rsh_ns_to_cyc(RSH_BOOT_RATE_WINDOW_NS))
+	if (b->win_cycles < rsh_ns_cyc(RSH_BOOT_RATE_WINDOW_NS))
 		return;
 	double r = (double)b->win_drained / (double)b->win_cycles;
 
@@ -190,11 +176,11 @@ rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 			RTE_MIN(b->backoff_ns * 2, RSH_BOOT_BACKOFF_MAX_NS);
 		return b->backoff_ns;
 	}
-	dry_ns = rsh_cyc_to_ns((uint64_t)(RSH_BOOT_DRY_FRACTION * count / b->rate));
+	dry_ns = rsh_cyc_ns((uint64_t)(RSH_BOOT_DRY_FRACTION * count / b->rate));
 	/* A fast device empties the FIFO while we write: top it up sooner. */
 	if (dry_ns < RSH_BOOT_FAST_DRY_NS)
 		want = RTE_MIN(b->credit_max / 2, left);
-	need_ns = rsh_cyc_to_ns((uint64_t)((want - b->credit) / b->rate));
+	need_ns = rsh_cyc_ns((uint64_t)((want - b->credit) / b->rate));
 	need_ns = RTE_MIN(RTE_MIN(need_ns, dry_ns), RSH_BOOT_WAIT_MAX_NS);
 	if (need_ns < RSH_BOOT_SPIN_NS)
 		return b->credit > 0 ? 0 : RSH_BOOT_SPIN_NS;
@@ -288,7 +274,7 @@ rsh_boot_poll_ref(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 	int rc;
 
 	if (now < b->ref_next) {
-		uint64_t ns = rsh_cyc_to_ns(b->ref_next - now);
+		uint64_t ns = rsh_cyc_ns(b->ref_next - now);
 
 		if (ns < *sleep_ns)
 			*sleep_ns = ns;
@@ -300,7 +286,7 @@ rsh_boot_poll_ref(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 	if (b->credit == 0) {
 		if (rsh_boot_timed_out(b, now))
 			return rsh_boot_finish(b, now, -ETIMEDOUT);
-		b->ref_next = now + rsh_ns_to_cyc(RSH_BOOT_REF_SLEEP_NS);
+		b->ref_next = now + rsh_ns_cyc(RSH_BOOT_REF_SLEEP_NS);
 		rsh_boot_note_wait(b, RSH_BOOT_REF_SLEEP_NS, sleep_ns);
 		return 0;
 	}
@@ -339,5 +325,5 @@ rsh_boot_stop(struct rsh_dev *dev)
 	struct rsh_boot *b = __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE);
 
 	if (b != NULL)
-		rsh_boot_finish(b, rte_get_timer_cycles(), -ECANCELED);
+		rsh_boot_finish(b, rsh_now(), -ECANCELED);
 }

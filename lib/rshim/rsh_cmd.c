@@ -11,10 +11,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <rte_cycles.h>
-
 #include "rsh_cmd.h"
 #include "rsh_log.h"
+#include "rsh_poll_priv.h"
 
 /* Prepare a command on dev. */
 void
@@ -69,26 +68,21 @@ rsh_cmd_step(struct rsh_cmd *c, uint64_t now)
 	return true;
 }
 
-/* Sleep on the calling thread until TSC t (at most 1 ms at a time). */
+/* Sleep on the calling thread until clock time t (at most 1 ms at a
+ * time, so a cancel is seen; on the virtual clock the clock jumps). */
 static void
 rsh_cmd_nap_until(uint64_t t)
 {
-	uint64_t now = rte_get_timer_cycles();
-	struct timespec ts = { 0, 0 };
-	uint64_t ns;
+	uint64_t limit = rsh_now() + rsh_ms_cyc(1);
 
-	if (t <= now)
-		return;
-	ns = rsh_cyc_ns(t - now);
-	ts.tv_nsec = ns < 1000000 ? (long)ns : 1000000L;
-	nanosleep(&ts, NULL);
+	rsh_clock_sleep_until(rsh_clock_is_virtual() || t < limit ? t : limit);
 }
 
 /* Run c to completion on the calling thread (it owns the device). */
 void
 rsh_cmd_run_inline(struct rsh_cmd *c)
 {
-	while (!rsh_cmd_step(c, rte_get_timer_cycles()))
+	while (!rsh_cmd_step(c, rsh_now()))
 		rsh_cmd_nap_until(c->wake_at);
 }
 
@@ -116,11 +110,15 @@ rsh_cmd_result(struct rsh_cmd *c)
 int
 rsh_cmd_exec_on(struct rsh_poller *p, struct rsh_cmd *c)
 {
-	c->queued = rte_get_timer_cycles();
-	if (p != NULL && rsh_poller_submit(p, c))
-		rsh_cmd_wait(c);
-	else
+	c->queued = rsh_now();
+	if (p != NULL && rsh_poller_submit(p, c)) {
+		if (rsh_poller_is_driven(p))
+			rsh_poller_drive_until(p, &c->done);
+		else
+			rsh_cmd_wait(c);
+	} else {
 		rsh_cmd_run_inline(c);
+	}
 	return rsh_cmd_result(c);
 }
 

@@ -24,8 +24,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_cycles.h>
-
 #include "rsh_dev_priv.h"
 
 /* What a step returns. */
@@ -94,13 +92,6 @@ bool rsh_cmd_expired(struct rsh_cmd *c, uint64_t now);
 
 /* Executor side: run c to completion on the calling thread. */
 void rsh_cmd_run_inline(struct rsh_cmd *c);
-
-/* Milliseconds to TSC cycles. */
-static inline uint64_t
-rsh_ms_cyc(uint64_t ms)
-{
-	return ms * rte_get_timer_hz() / 1000;
-}
 
 /* Ask to be stepped again at t, but no later than the cancel poll. */
 static inline int

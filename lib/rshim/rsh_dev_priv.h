@@ -10,10 +10,9 @@
 #include <inttypes.h>
 #include <stdint.h>
 
-#include <rte_cycles.h>
-
 #include "rsh.h"
 #include "rsh_backend.h"
+#include "rsh_clock.h"
 #include "rsh_misc.h"
 #include "rsh_own.h"
 #include "rsh_regs.h"
@@ -77,20 +76,6 @@ rsh_dev_wr(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
 	dev->be->ops->write64(dev->be, dev->map.off[reg], v);
 }
 
-/*
- * TSC cycles to nanoseconds without overflow: c * 1e9 wraps 64 bits
- * after about 7 s of cycles at 2.5 GHz, so split whole seconds off first.
- */
-static inline uint64_t
-rsh_cyc_ns(uint64_t c)
-{
-	uint64_t hz = rte_get_timer_hz();
-
-	if (hz == 0)
-		return 0;
-	return c / hz * 1000000000ull + c % hz * 1000000000ull / hz;
-}
-
 /* Map a read value to an errno: all-ones = gone, other bad patterns = in
  * reset / unreachable, §1.4. */
 static inline int
@@ -139,6 +124,10 @@ rsh_hk_blocked(const struct rsh_dev *dev, uint64_t now)
 
 /* Wake the poll loop of a device (a user queued data for it). */
 void rsh_poller_kick(struct rsh_poller *p);
+
+/* The control path waits up to ns for the device's poll loop (a driven
+ * poller runs a pass meanwhile, rsh_poll_priv.h). */
+void rsh_dev_ctl_wait(struct rsh_dev *dev, uint64_t ns);
 
 /* Kick the device's poller, if it has one (user side, after an enqueue). */
 static inline void

@@ -30,7 +30,7 @@
 static uint64_t
 rsh_hk_after(uint64_t now, unsigned int ms)
 {
-	return now + (uint64_t)ms * rte_get_timer_hz() / 1000;
+	return now + rsh_ms_cyc(ms);
 }
 
 /* Write our reply into SCRATCHPAD6, with bit 63 set. */

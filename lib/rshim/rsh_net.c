@@ -180,8 +180,7 @@ int
 rsh_tmfifo_ctrl_query(struct rsh_dev *dev, unsigned int timeout_ms,
 		      struct rsh_tmfifo_peer *out)
 {
-	uint64_t deadline = rte_get_timer_cycles() +
-			    timeout_ms * rte_get_timer_hz() / 1000;
+	uint64_t deadline = rsh_now() + rsh_ms_cyc(timeout_ms);
 	struct rsh_tmfifo_peer before;
 	int rc = rsh_tmfifo_peer_get(dev, &before);
 
@@ -193,7 +192,7 @@ rsh_tmfifo_ctrl_query(struct rsh_dev *dev, unsigned int timeout_ms,
 		rsh_tmfifo_peer_get(dev, out);
 		if (out->replies != before.replies)
 			return 0;
-		rte_delay_us_sleep(1000);
-	} while (rte_get_timer_cycles() < deadline);
+		rsh_dev_ctl_wait(dev, 1000000);
+	} while (rsh_now() < deadline);
 	return -ETIMEDOUT;
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "rsh_cmd.h"
 #include "rsh_tmfifo_priv.h"
 #include "rsh_log.h"
+#include "rsh_poll_priv.h"
 
 #define RSH_POLLER_MAX_DEVS 16
 /* Commands in progress at once, and the command ring's size. */
@@ -61,6 +63,8 @@ struct rsh_poller {
 	uint32_t run;
 	bool started;
 	bool on_ctrl_thread;
+	bool driven;                 /* no thread: waiters run the loop */
+	uint32_t driving;            /* driven: 1 while a waiter runs a pass */
 	unsigned int lcore;
 	pthread_t ctrl_thread;
 	/* Written by the loop once it runs (release), read by cpu_seconds. */
@@ -309,7 +313,7 @@ rsh_poller_note_pass(struct rsh_poller *p, uint64_t now)
 static unsigned int
 rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 {
-	uint64_t now = rte_get_timer_cycles();
+	uint64_t now = rsh_now();
 	unsigned int i, work;
 	bool tmf = false;
 
@@ -342,15 +346,30 @@ rsh_poller_run_once(struct rsh_poller *p)
 	return rsh_poller_pass(p, &sleep_ns);
 }
 
-/* Spin on the TSC for ns nanoseconds (no MMIO, no syscall). */
+/* One spin step: a pause, or 1 us on the virtual clock (which would
+ * otherwise never reach the end of a spin). */
+static void
+rsh_poller_pause(void)
+{
+	if (rsh_clock_is_virtual())
+		rsh_clock_sleep_ns(1000);
+	else
+		rte_pause();
+}
+
+/* Spin on the clock for ns nanoseconds (no MMIO, no syscall). */
 static void
 rsh_poller_spin(uint64_t ns)
 {
-	uint64_t until = rte_get_timer_cycles() + ns * rte_get_timer_hz() / 1000000000ull;
+	uint64_t until = rsh_now() + rsh_ns_cyc(ns);
 
+	if (rsh_clock_is_virtual()) {
+		rsh_clock_sleep_until(until);
+		return;
+	}
 	do
 		rte_pause();
-	while (rte_get_timer_cycles() < until);
+	while (rsh_now() < until);
 }
 
 /*
@@ -367,11 +386,15 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 		rsh_poller_spin(ns);
 		return;
 	}
+	if (rsh_clock_is_virtual()) {
+		rsh_clock_sleep_ns(ns);
+		return;
+	}
 	ts.tv_sec = (ns - p->oversleep_ns) / 1000000000ull;
 	ts.tv_nsec = (ns - p->oversleep_ns) % 1000000000ull;
-	t0 = rte_get_timer_cycles();
+	t0 = rsh_now();
 	nanosleep(&ts, NULL);
-	late = rsh_cyc_ns(rte_get_timer_cycles() - t0);
+	late = rsh_cyc_ns(rsh_now() - t0);
 	late = late > ns - p->oversleep_ns ? late - (ns - p->oversleep_ns) : 0;
 	/* EWMA with weight 1/8; capped so one preemption does not skew it. */
 	late = RTE_MIN(late, 200000ull);
@@ -416,10 +439,12 @@ rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
 	};
 
 	__atomic_store_n(&p->dozing, 1, __ATOMIC_SEQ_CST);
-	if (!rsh_poller_user_work(p))
-		syscall(SYS_futex, &p->dozing, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
-	else
+	if (rsh_poller_user_work(p))
 		p->backoff_ns = 0;
+	else if (rsh_clock_is_virtual())
+		rsh_clock_sleep_ns(ns);
+	else
+		syscall(SYS_futex, &p->dozing, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
 	__atomic_store_n(&p->dozing, 0, __ATOMIC_RELAXED);
 }
 
@@ -429,16 +454,24 @@ rsh_poller_doze(struct rsh_poller *p, uint64_t ns)
  * spins for idle_spin_us, then dozes with a doubling step up to the
  * ceiling, woken early when a user queues data.
  */
+/* The longest idle sleep: the back-off ceiling. The host has no
+ * interrupt for data the DPU sends (§4.9): with TM FIFO channels this gap
+ * bounds DPU-initiated latency. */
+static uint64_t
+rsh_poller_ceiling_ns(const struct rsh_poller *p)
+{
+	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
+
+	if (p->has_tmfifo)
+		ceiling = RTE_MIN(ceiling, p->opts.tmfifo_sleep_us * 1000ull);
+	return ceiling;
+}
+
 static void
 rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 {
-	uint64_t now = rte_get_timer_cycles();
-	uint64_t ceiling = p->opts.max_sleep_us * 1000ull;
-
-	/* The host has no interrupt for data the DPU sends (§4.9): with TM
-	 * FIFO channels this gap bounds DPU-initiated latency. */
-	if (p->has_tmfifo)
-		ceiling = RTE_MIN(ceiling, p->opts.tmfifo_sleep_us * 1000ull);
+	uint64_t now = rsh_now();
+	uint64_t ceiling = rsh_poller_ceiling_ns(p);
 
 	if (p->idle_since == 0)
 		p->idle_since = now;
@@ -449,7 +482,7 @@ rsh_poller_idle(struct rsh_poller *p, uint64_t hint_ns)
 	uint64_t idle_ns = rsh_cyc_ns(now - p->idle_since);
 
 	if (idle_ns < p->opts.idle_spin_us * 1000ull) {
-		rte_pause();
+		rsh_poller_pause();
 		return;
 	}
 	p->backoff_ns = p->backoff_ns == 0 ? RSH_POLL_BACKOFF_START_NS :
@@ -488,7 +521,7 @@ rsh_poller_loop(void *arg)
 			continue;
 		}
 		if (p->opts.busy_poll) {
-			rte_pause();
+			rsh_poller_pause();
 			continue;
 		}
 		rsh_poller_idle(p, hint);
@@ -583,6 +616,12 @@ rsh_poller_stop(struct rsh_poller *p)
 	rsh_poller_accept(p, false);
 	/* Pairs with the acquire load in rsh_poller_loop(). */
 	__atomic_store_n(&p->run, 0, __ATOMIC_RELEASE);
+	if (p->driven) {
+		rsh_poller_drain_cmds(p);
+		p->driven = false;
+		p->started = false;
+		return;
+	}
 	rsh_poller_kick(p);
 	if (p->on_ctrl_thread)
 		pthread_join(p->ctrl_thread, NULL);
@@ -596,6 +635,89 @@ rsh_poller_stop(struct rsh_poller *p)
 	p->started = false;
 	p->on_ctrl_thread = false;
 	__atomic_store_n(&p->thread_set, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Driven pollers (tests, rsh_poll_priv.h): no loop thread; a thread that
+ * waits for the loop's work runs passes itself, one thread at a time, and
+ * sleeps on the clock seam while the loop is idle (on the virtual clock:
+ * the clock jumps to the loop's next due time).
+ */
+int
+rsh_poller_start_driven(struct rsh_poller *p)
+{
+	if (p->started)
+		return -EALREADY;
+	__atomic_store_n(&p->run, 1, __ATOMIC_RELEASE);
+	p->driven = true;
+	p->started = true;
+	rsh_poller_accept(p, true);
+	return 0;
+}
+
+/* One pass of a driven poller, then an idle sleep of at most max_ns;
+ * another thread driving it just yields. The pass runs other commands'
+ * steps on this thread: its own error line is kept across them. */
+static void
+rsh_poller_drive_step(struct rsh_poller *p, uint64_t max_ns)
+{
+	uint64_t hint = UINT64_MAX;
+	unsigned int work;
+	char line[512];
+
+	if (__atomic_exchange_n(&p->driving, 1, __ATOMIC_ACQUIRE)) {
+		sched_yield();
+		return;
+	}
+	snprintf(line, sizeof(line), "%s", rsh_last_error());
+	work = rsh_poller_pass(p, &hint);
+	rsh_err_set("%s", line);
+	__atomic_store_n(&p->driving, 0, __ATOMIC_RELEASE);
+	if (work == 0)
+		rsh_clock_sleep_ns(RTE_MIN(RTE_MIN(hint, rsh_poller_ceiling_ns(p)), max_ns));
+}
+
+/* Run a driven poller until *flag reads non-zero (acquire). */
+void
+rsh_poller_drive_until(struct rsh_poller *p, const uint32_t *flag)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		rsh_poller_drive_step(p, UINT64_MAX);
+}
+
+/* Run a driven poller for ns of clock time (tests). */
+void
+rsh_poller_run_for(struct rsh_poller *p, uint64_t ns)
+{
+	uint64_t end = rsh_now() + rsh_ns_cyc(ns), now;
+
+	while ((now = rsh_now()) < end)
+		rsh_poller_drive_step(p, rsh_cyc_ns(end - now));
+}
+
+/* A control thread waits up to ns for the loop: a driven poller gets a
+ * pass from it first; otherwise it just sleeps. */
+void
+rsh_poller_ctl_wait(struct rsh_poller *p, uint64_t ns)
+{
+	if (p != NULL && p->driven && p->started)
+		rsh_poller_drive_step(p, ns);
+	else
+		rsh_clock_sleep_ns(ns);
+}
+
+/* The control path waits for dev's poll loop. */
+void
+rsh_dev_ctl_wait(struct rsh_dev *dev, uint64_t ns)
+{
+	rsh_poller_ctl_wait(dev->poller, ns);
+}
+
+/* True when p has no thread of its own. */
+bool
+rsh_poller_is_driven(const struct rsh_poller *p)
+{
+	return p->driven && p->started;
 }
 
 /* Public form of rsh_dev_kick for users of the raw channel rings. */

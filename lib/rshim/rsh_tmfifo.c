@@ -67,11 +67,11 @@ rsh_tmf_sts_check(struct rsh_tmfifo *t, uint64_t v)
 		return 0;
 	}
 	RSH_TMF_ADD(t->st.sts_bad, 1);
-	now = rte_get_timer_cycles();
+	now = rsh_now();
 	if (t->unreach_since == 0)
 		t->unreach_since = now;
 	if (rc == -ENODEV && !t->gone &&
-	    now - t->unreach_since > RSH_TMF_GONE_MS * rte_get_timer_hz() / 1000) {
+	    now - t->unreach_since > rsh_ms_cyc(RSH_TMF_GONE_MS)) {
 		/* Pairs with the acquire load in rsh_tmfifo_status(). */
 		__atomic_store_n(&t->gone, 1, __ATOMIC_RELEASE);
 		RSH_DEV_LOG(ERR, t->dev, "TM FIFO status reads all-ones: device gone");
@@ -226,7 +226,7 @@ rsh_tmf_tx_stuck(struct rsh_tmfifo *t, uint64_t now)
 		tx->stuck_since = now;
 		return;
 	}
-	if (now - tx->stuck_since < RSH_TMF_TX_STUCK_MS * rte_get_timer_hz() / 1000)
+	if (now - tx->stuck_since < rsh_ms_cyc(RSH_TMF_TX_STUCK_MS))
 		return;
 	memset(&tx->msg[tx->pos], 0, (tx->len - tx->pos) * sizeof(uint64_t));
 	tx->padded = true;
@@ -612,7 +612,7 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 		if (t->blocked_since == 0)
 			t->blocked_since = now;
 		if (now - t->blocked_since <
-		    RSH_TMF_BLOCKED_FAST_MS * rte_get_timer_hz() / 1000)
+		    rsh_ms_cyc(RSH_TMF_BLOCKED_FAST_MS))
 			*sleep_ns = RTE_MIN(*sleep_ns, RSH_TMF_BLOCKED_SLEEP_NS);
 	}
 	return work;
