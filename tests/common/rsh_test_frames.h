@@ -13,28 +13,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rsh_test_csum.h"
+
 static const uint8_t rsh_test_host_mac[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
 static const uint8_t rsh_test_peer_mac[6] = RSH_SIM_PEER_MAC;
 static const uint8_t rsh_test_host_ip[4] = { 192, 168, 100, 1 };
 static const uint8_t rsh_test_peer_ip[4] = { 192, 168, 100, 2 };
 
 #define RSH_TEST_ICMP_ID 0x1234
-
-/* RFC 1071 checksum, as a receiver verifies it (0 when valid). */
-static inline uint16_t
-rsh_test_csum(const uint8_t *b, size_t len)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 /* ARP request who-has 192.168.100.2 tell 192.168.100.1 (60 bytes). */
 static inline size_t

@@ -7,10 +7,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
-from test_app_pci import make_fn, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from fake_sysfs import make_fn, write  # noqa: E402
 
 APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
 ENV = dict(os.environ, RSHIM_PMD_NO_HUGE="1")

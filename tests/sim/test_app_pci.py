@@ -29,54 +29,8 @@ BF3_BOOT_CONTROL = 0x528
 BF3_WDOG1 = 0x40000
 
 
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def make_fn(root, bdf, vendor, device, bar, driver=None, group=None,
-            speed=("8.0 GT/s PCIe", "8.0 GT/s PCIe"), width=(16, 16)):
-    """One fake PCI function."""
-    d = os.path.join(root, "bus", "pci", "devices", bdf)
-    attrs = {"vendor": "0x%04x" % vendor, "device": "0x%04x" % device,
-             "class": "0x080100", "revision": "0x01", "irq": "16",
-             "numa_node": "0", "enable": "0", "driver_override": "(null)",
-             "current_link_speed": speed[0], "max_link_speed": speed[1],
-             "current_link_width": str(width[0]),
-             "max_link_width": str(width[1]),
-             "resource": "0x00000000e0000000 0x%016x 0x000000000014220c\n"
-                         "0x0000000000000000 0x0000000000000000 "
-                         "0x0000000000000000" % (0xe0000000 + bar - 1)}
-    for name, val in attrs.items():
-        write(os.path.join(d, name), val + "\n")
-    with open(os.path.join(d, "resource0"), "wb") as f:
-        f.truncate(bar)
-    cfg = bytearray(256)
-    cfg[0:4] = struct.pack("<HH", vendor, device)
-    cfg[8] = 1
-    with open(os.path.join(d, "config"), "wb") as f:
-        f.write(cfg)
-    if driver:
-        drv = os.path.join(root, "bus", "pci", "drivers", driver)
-        os.makedirs(drv, exist_ok=True)
-        os.symlink(drv, os.path.join(d, "driver"))
-    if group is not None:
-        g = os.path.join(root, "kernel", "iommu_groups", str(group))
-        os.makedirs(os.path.join(g, "devices"), exist_ok=True)
-        os.symlink(d, os.path.join(g, "devices", bdf))
-        os.symlink(g, os.path.join(d, "iommu_group"))
-    return d
-
-
-def bar_rw(d, off, val=None):
-    """Read (or write) one 64-bit register in a fake resource0."""
-    with open(os.path.join(d, "resource0"), "r+b") as f:
-        f.seek(off)
-        if val is None:
-            return struct.unpack("<Q", f.read(8))[0]
-        f.write(struct.pack("<Q", val))
-        return val
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from fake_sysfs import bar_rw, make_fn, write  # noqa: E402,F401
 
 
 class AppPciTest(unittest.TestCase):

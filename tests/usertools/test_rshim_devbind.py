@@ -16,31 +16,14 @@ SCRIPT = os.environ.get("RSHIM_DEVBIND",
                                      "rshim-devbind.py"))
 
 
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
+from fake_sysfs import make_driver  # noqa: E402
+from fake_sysfs import make_fn as make_full_fn  # noqa: E402
+
+
 def make_fn(root, bdf, vendor, device, driver=None, group=None):
     """One fake PCI function with optional driver and iommu_group links."""
-    d = os.path.join(root, "bus", "pci", "devices", bdf)
-    os.makedirs(d)
-    for name, val in (("vendor", "0x%04x" % vendor),
-                      ("device", "0x%04x" % device),
-                      ("driver_override", "(null)")):
-        with open(os.path.join(d, name), "w") as f:
-            f.write(val + "\n")
-    if driver:
-        drv = make_driver(root, driver)
-        os.symlink(drv, os.path.join(d, "driver"))
-    if group is not None:
-        g = os.path.join(root, "kernel", "iommu_groups", str(group))
-        os.makedirs(g, exist_ok=True)
-        os.symlink(g, os.path.join(d, "iommu_group"))
-
-
-def make_driver(root, name):
-    """A driver directory with bind/unbind files."""
-    drv = os.path.join(root, "bus", "pci", "drivers", name)
-    os.makedirs(drv, exist_ok=True)
-    for f in ("bind", "unbind"):
-        open(os.path.join(drv, f), "a").close()
-    return drv
+    make_full_fn(root, bdf, vendor, device, driver=driver, group=group)
 
 
 def read(root, rel):

@@ -21,6 +21,7 @@
 
 #include "rsh_test_eal.h"
 #include "rsh_tap_offload.h"
+#include "rsh_test_csum.h"
 
 #define T_MSS 1448u
 #define T_HDR 66u                  /* Ethernet 14 + IPv4 20 + TCP 32 */
@@ -35,19 +36,6 @@ struct t_ctx {
 
 static unsigned int t_seq;
 
-/* RFC 1071 sum of b[0..len) added to s (not folded, not inverted). */
-static uint32_t
-t_sum(uint32_t s, const uint8_t *b, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	return s;
-}
-
 /* The bytes of a (chained) mbuf, copied to buf. */
 static void
 t_read(const struct rte_mbuf *m, uint32_t len, uint8_t *buf)
@@ -57,15 +45,6 @@ t_read(const struct rte_mbuf *m, uint32_t len, uint8_t *buf)
 	assert_non_null(p);
 	if (p != buf)
 		memcpy(buf, p, len);
-}
-
-/* Fold and invert: 0 when the covered bytes carry a valid checksum. */
-static uint16_t
-t_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)~s;
 }
 
 /* Payload byte k of the crafted stream. */
@@ -151,9 +130,9 @@ t_check_csums(const uint8_t *f, size_t len)
 	uint32_t ph;
 
 	assert_int_equal(ip_len, len - 14);
-	assert_int_equal(t_fold(t_sum(0, f + 14, 20)), 0);
-	ph = t_sum(0, f + 26, 8) + 6 + (uint32_t)(ip_len - 20);
-	assert_int_equal(t_fold(t_sum(ph, f + 34, len - 34)), 0);
+	assert_int_equal(rsh_test_fold(rsh_test_sum(0, f + 14, 20)), 0);
+	ph = rsh_test_sum(0, f + 26, 8) + 6 + (uint32_t)(ip_len - 20);
+	assert_int_equal(rsh_test_fold(rsh_test_sum(ph, f + 34, len - 34)), 0);
 }
 
 /* A frame copied into one linear mbuf of the pool (as the DPU sends it). */
@@ -294,15 +273,15 @@ test_non_tcp_passes(void **state)
 		f[k] = t_byte(k);
 	f[24] = 0; f[25] = 0;
 	/* seed: the pseudo-header sum, as the kernel leaves it */
-	ph = t_sum(0, f + 26, 8) + 17 + 166;
+	ph = rsh_test_sum(0, f + 26, 8) + 17 + 166;
 	f[40] = 0; f[41] = 0;
 	while (ph >> 16)
 		ph = (ph & 0xFFFF) + (ph >> 16);
 	f[40] = (uint8_t)(ph >> 8); f[41] = (uint8_t)ph;
 	f[24] = 0; f[25] = 0;
 	{
-		uint32_t s = t_sum(0, f + 14, 20);
-		uint16_t ipc = t_fold(s);
+		uint32_t s = rsh_test_sum(0, f + 14, 20);
+		uint16_t ipc = rsh_test_fold(s);
 
 		f[24] = (uint8_t)(ipc >> 8); f[25] = (uint8_t)ipc;
 	}
@@ -311,7 +290,7 @@ test_non_tcp_passes(void **state)
 	assert_int_equal(rsh_tap_ol_segment(&c->ol, &h, m, out, 4), 1);
 	assert_ptr_equal(out[0], m);
 	memcpy(f, rte_pktmbuf_mtod(m, uint8_t *), sizeof(f));
-	assert_int_equal(t_fold(t_sum(t_sum(0, f + 26, 8) + 17 + 166, f + 34, 166)), 0);
+	assert_int_equal(rsh_test_fold(rsh_test_sum(rsh_test_sum(0, f + 26, 8) + 17 + 166, f + 34, 166)), 0);
 	assert_memory_equal(f, ref, 40);            /* only the checksum changed */
 	assert_memory_equal(f + 42, ref + 42, sizeof(f) - 42);
 	assert_int_equal(c->ol.st.csum_done, 1);

@@ -23,7 +23,7 @@
 #include <rte_cycles.h>
 
 #include "rsh_boot_priv.h"
-#include "rsh_t_core_mock.h"
+#include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
 #include "rsh_test_time.h"
 
@@ -44,7 +44,8 @@ rsh_t_env_open(struct rsh_t_env *e, const char *devstr, uint32_t count)
 	static const struct rsh_open_opts oo = { .own_wait_ms = 1 };
 
 	__atomic_store_n(&rsh_t_cancel, 0, __ATOMIC_RELAXED);
-	rsh_t_probe_scratchpad1 = 0x5eed; /* no owner: short ownership window */
+	rsh_t_next.set_sp1 = true; /* stale, no owner: short ownership window */
+	rsh_t_next.sp1 = 0x5eed;
 	assert_int_equal(rsh_dev_open(devstr, &oo, &e->dev), 0);
 	e->m = rsh_t_mock_of(e->dev);
 	e->depth = strcmp(devstr, "mock:bf3") == 0 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;

@@ -10,7 +10,10 @@
  * state before (so the state under test is the first to see it). Each case
  * checks the return code, the error line, the exact control-register
  * writes the device accepted (BOOT_CONTROL, WDOG1, RESET_CONTROL) and that
- * the caller's wait ended within its deadline.
+ * the caller's wait ended within its deadline. The poll loop is driven by
+ * the test thread on the virtual clock: a 20 s reset delay or a 60 s stall
+ * a missed cancel would wait out costs no real time, and the waits are
+ * measured exactly.
  *
  * On BlueField-3 the WDOG state touches no register (hardware-notes §3.2
  * notes), so its event point is the same as RESET's: both are injected
@@ -25,14 +28,13 @@
 
 #include <cmocka.h>
 
-#include <rte_cycles.h>
-
 #include "rsh_boot_priv.h"
-#include "rsh_t_core_mock.h"
+#include "rsh_poll_priv.h"
+#include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
 
-/* Generous against a loaded 2-core machine, far below the 20 s reset
- * delay and 60 s stall timeout a missed cancel would wait out. */
+/* Far below the 20 s reset delay and 60 s stall timeout a missed cancel
+ * would wait out (virtual seconds). */
 #define RSH_T_WAIT_MAX_S 8.0
 
 /* The writes a case expects, in this order. */
@@ -131,10 +133,11 @@ static const struct rsh_t_case rsh_t_cases[] = {
 static int rsh_t_cancel;
 static struct rsh_poller *rsh_t_poller;
 
+/* The clock in seconds (virtual in this test). */
 static double
 rsh_t_now(void)
 {
-	return (double)rte_get_timer_cycles() / rte_get_timer_hz();
+	return rsh_cyc_s(rsh_now());
 }
 
 /* Arm the trigger: right after the last access of the state before st. */
@@ -350,10 +353,12 @@ test_boot_matrix(void **state)
 
 	(void)state;
 	/* Stale, no owner's magic: 1 ms ownership window per open. */
-	rsh_t_probe_scratchpad1 = 0x5eed;
+	rsh_t_next.set_sp1 = true;
+	rsh_t_next.sp1 = 0x5eed;
+	rsh_clock_virtual_set(true);
 	assert_int_equal(rsh_poller_create(NULL, &p), 0);
 	rsh_t_poller = p;
-	assert_int_equal(rsh_poller_start(p), 0);
+	assert_int_equal(rsh_poller_start_driven(p), 0);
 	for (unsigned int i = 0; i < RTE_DIM(rsh_t_cases); i++)
 		for (unsigned int g = 0; g < RTE_DIM(gens); g++)
 			for (unsigned int s = 0; s < RTE_DIM(saved); s++)
@@ -367,6 +372,7 @@ rsh_t_teardown(void **state)
 	(void)state;
 	rsh_poller_destroy(rsh_t_poller);
 	rsh_t_poller = NULL;
+	rsh_clock_virtual_set(false);
 	return 0;
 }
 

@@ -4,7 +4,10 @@
  * the register sequence of hardware-notes §3.2, a cancel in each state
  * (before the reset: no reset), a device that is gone or slow to come
  * back, BOOT_CONTROL restored to the value read before the open, and a
- * reset delay on one device that does not hold up another device.
+ * reset delay on one device that does not hold up another device. On the
+ * virtual clock with a poller the test thread drives (a cancel is a mock
+ * hook that fires at a clock time), except the last case, which is about
+ * two threads and runs a real poll thread.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,14 +19,41 @@
 
 #include <cmocka.h>
 
-#include <rte_cycles.h>
-
 #include "rsh_boot_priv.h"
-#include "rsh_t_core_mock.h"
+#include "rsh_poll_priv.h"
+#include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
-#include "rsh_test_time.h"
 
 static int rsh_t_cancel;
+/* Clock time at which a register access sets rsh_t_cancel (0: never). */
+static uint64_t rsh_t_cancel_at;
+
+static bool
+rsh_t_cancel_rd(struct rsh_t_mock *m, uint32_t off, uint64_t *v)
+{
+	(void)m;
+	(void)off;
+	(void)v;
+	if (rsh_t_cancel_at != 0 && rsh_now() >= rsh_t_cancel_at)
+		__atomic_store_n(&rsh_t_cancel, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+static const struct rsh_t_hooks rsh_t_cancel_hooks = { .rd = rsh_t_cancel_rd };
+
+/* Cancel ms of clock time from now (at the next register read then). */
+static void
+rsh_t_cancel_after(unsigned int ms)
+{
+	rsh_t_cancel_at = rsh_now() + rsh_ms_cyc(ms);
+}
+
+/* Virtual milliseconds since t0. */
+static uint64_t
+rsh_t_ms_since(uint64_t t0)
+{
+	return rsh_cyc_ns(rsh_now() - t0) / 1000000;
+}
 
 struct rsh_t_env {
 	struct rsh_poller *p;
@@ -32,16 +62,23 @@ struct rsh_t_env {
 	struct rsh_boot_opts o;
 };
 
-/* A device on a running poller, reset delay delay_ms. */
+/* A device on a poller (driven on the virtual clock, or a thread on the
+ * TSC), reset delay delay_ms. */
 static void
 rsh_t_env_open(struct rsh_t_env *e, const char *devstr, int64_t delay_ms)
 {
 	__atomic_store_n(&rsh_t_cancel, 0, __ATOMIC_RELAXED);
+	rsh_t_cancel_at = 0;
+	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
+	rsh_t_next.hooks = &rsh_t_cancel_hooks;
 	assert_int_equal(rsh_dev_open(devstr, NULL, &e->dev), 0);
 	e->m = rsh_t_mock_of(e->dev);
 	assert_int_equal(rsh_poller_create(NULL, &e->p), 0);
 	assert_int_equal(rsh_poller_add(e->p, e->dev), 0);
-	assert_int_equal(rsh_poller_start(e->p), 0);
+	if (rsh_clock_is_virtual())
+		assert_int_equal(rsh_poller_start_driven(e->p), 0);
+	else
+		assert_int_equal(rsh_poller_start(e->p), 0);
 	rsh_boot_opts_default(&e->o);
 	e->o.reset_delay_ms = delay_ms;
 	e->o.stall_timeout_ms = 2000;
@@ -112,31 +149,23 @@ test_cancel_before_reset(void **state)
 	rsh_t_env_close(&e);
 }
 
-/* Set the cancel flag after ms milliseconds. */
-static void *
-rsh_t_cancel_later(void *arg)
-{
-	rsh_t_sleep_ms((unsigned int)(uintptr_t)arg);
-	__atomic_store_n(&rsh_t_cancel, 1, __ATOMIC_RELAXED);
-	return NULL;
-}
-
-/* Cancel during a 20 s reset delay: prompt, BOOT_CONTROL back to 2. */
+/* Cancel 200 ms into a 20 s reset delay: the open returns within the
+ * command's cancel poll (10 ms), BOOT_CONTROL back to 2. */
 static void
 test_cancel_in_delay(void **state)
 {
 	struct rsh_t_env e;
 	struct rsh_boot *b;
-	pthread_t th;
-	double t0;
+	uint64_t t0;
 
 	(void)state;
 	rsh_t_env_open(&e, "mock:bf2", 20000);
-	pthread_create(&th, NULL, rsh_t_cancel_later, (void *)(uintptr_t)200);
-	t0 = rsh_t_now();
+	rsh_t_cancel_after(200);
+	t0 = rsh_now();
 	assert_int_equal(rsh_boot_open(e.dev, e.p, &e.o, &b), -ECANCELED);
-	assert_true(rsh_t_now() - t0 < 10.0);
-	pthread_join(th, NULL);
+	/* the hook fires at the first read past 200 ms (the 100 ms ownership
+	 * look at the latest), the command sees it within its 10 ms poll */
+	assert_true(rsh_t_ms_since(t0) >= 200 && rsh_t_ms_since(t0) < 320);
 	assert_int_equal(e.m->resets, 1);
 	assert_int_equal(*rsh_t_reg(e.m, RSH_BOOT_CONTROL), 2);
 	assert_non_null(strstr(rsh_last_error(), "restored to 2"));
@@ -190,7 +219,7 @@ test_close_after_reset_mid_push(void **state)
 	assert_int_equal(rsh_boot_open(e.dev, e.p, &e.o, &b), 0);
 	/* The mock resets again: the FIFO count reads a bad pattern. */
 	e.m->down_ms = 500;
-	e.m->reset_tsc = rte_get_timer_cycles();
+	e.m->reset_tsc = rsh_now();
 	(void)rsh_boot_write(b, "abcdefgh", 8); /* may see the reset already */
 	rc = rsh_boot_close(b, NULL);
 	assert_int_equal(rc, -EIO);
@@ -199,15 +228,15 @@ test_close_after_reset_mid_push(void **state)
 	rsh_t_env_close(&e);
 }
 
-/* The DPU stalls (FIFO full); Ctrl-C (the caller's flag) ends the push at
- * once, long before the stall timeout, and BOOT_CONTROL goes back to 2. */
+/* The DPU stalls (FIFO full); Ctrl-C (the caller's flag) 200 ms in ends
+ * the push at once, long before the 60 s stall timeout, and BOOT_CONTROL
+ * goes back to 2. */
 static void
 test_cancel_in_stall(void **state)
 {
 	struct rsh_t_env e;
 	struct rsh_boot *b;
-	pthread_t th;
-	double t0;
+	uint64_t t0;
 
 	(void)state;
 	rsh_t_env_open(&e, "mock:bf2", 20);
@@ -215,11 +244,10 @@ test_cancel_in_stall(void **state)
 	*rsh_t_reg(e.m, RSH_BOOT_FIFO_COUNT) = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE;
 	assert_int_equal(rsh_boot_open(e.dev, e.p, &e.o, &b), 0);
 	assert_int_equal(rsh_boot_write(b, "abcdefgh", 8), 0);
-	pthread_create(&th, NULL, rsh_t_cancel_later, (void *)(uintptr_t)200);
-	t0 = rsh_t_now();
+	rsh_t_cancel_after(200);
+	t0 = rsh_now();
 	assert_int_equal(rsh_boot_close(b, NULL), -ECANCELED);
-	assert_true(rsh_t_now() - t0 < 20.0);
-	pthread_join(th, NULL);
+	assert_true(rsh_t_ms_since(t0) >= 200 && rsh_t_ms_since(t0) < 320);
 	assert_non_null(strstr(rsh_last_error(), "restored to 2"));
 	assert_int_equal(*rsh_t_reg(e.m, RSH_BOOT_CONTROL), 2);
 	rsh_t_env_close(&e);
@@ -262,7 +290,7 @@ test_other_device_not_blocked(void **state)
 	op.e = &e;
 	pthread_create(&th, NULL, rsh_t_open_main, &op);
 	while (__atomic_load_n(&rsh_t_mock_of(e.dev)->resets, __ATOMIC_RELAXED) == 0)
-		rsh_t_sleep_ms(1);
+		rsh_clock_sleep_ns(1000000);
 	for (unsigned int i = 0; i < 50; i++) {
 		assert_int_equal(rsh_dev_reg_write(other, RSH_BREADCRUMB1, i), 0);
 		assert_int_equal(rsh_dev_reg_read(other, RSH_BREADCRUMB1, &v), 0);
@@ -275,18 +303,37 @@ test_other_device_not_blocked(void **state)
 	rsh_t_env_close(&e);
 }
 
+static int
+rsh_t_virtual(void **state)
+{
+	(void)state;
+	rsh_clock_virtual_set(true);
+	return 0;
+}
+
+static int
+rsh_t_real(void **state)
+{
+	(void)state;
+	rsh_clock_virtual_set(false);
+	return 0;
+}
+
+#define RSH_T_VIRTUAL(f) cmocka_unit_test_setup_teardown(f, rsh_t_virtual, rsh_t_real)
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sequence_bf2),
-		cmocka_unit_test(test_sequence_bf3),
-		cmocka_unit_test(test_cancel_before_reset),
-		cmocka_unit_test(test_cancel_in_delay),
-		cmocka_unit_test(test_slow_return),
-		cmocka_unit_test(test_gone_after_reset),
-		cmocka_unit_test(test_close_after_reset_mid_push),
-		cmocka_unit_test(test_cancel_in_stall),
+		RSH_T_VIRTUAL(test_sequence_bf2),
+		RSH_T_VIRTUAL(test_sequence_bf3),
+		RSH_T_VIRTUAL(test_cancel_before_reset),
+		RSH_T_VIRTUAL(test_cancel_in_delay),
+		RSH_T_VIRTUAL(test_slow_return),
+		RSH_T_VIRTUAL(test_gone_after_reset),
+		RSH_T_VIRTUAL(test_close_after_reset_mid_push),
+		RSH_T_VIRTUAL(test_cancel_in_stall),
+		/* Two threads, a real poll thread, the TSC: */
 		cmocka_unit_test(test_other_device_not_blocked),
 	};
 

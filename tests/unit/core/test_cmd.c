@@ -18,7 +18,7 @@
 
 #include "rsh_boot_priv.h"
 #include "rsh_cmd.h"
-#include "rsh_t_core_mock.h"
+#include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
 
 #define RSH_T_THREADS 4

@@ -9,7 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -17,47 +20,99 @@
 #include <rte_ring.h>
 
 #include "rsh_boot_priv.h"
-#include "rsh_t_core_mock.h"
+#include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
-#include "rsh_test_time.h"
+#include "rsh_clock.h"
 
 /*
- * An idle loop backs off to its ceiling (few passes), and a command wakes
- * it at once: with a 1 s ceiling, 20 register reads take far less than
- * the 20 s they would take without the kick.
+ * An idle loop backs off to its ceiling (few passes), on the virtual
+ * clock: the loop thread's dozes move the clock, so a second of idling
+ * costs no real time and the pass count is the loop's own decision.
  */
 static void
-test_backoff_and_wakeup(void **state)
+test_backoff(void **state)
 {
 	struct rsh_poller_stats s0, s1;
 	struct rsh_poll_opts po;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
-	uint64_t v;
-	double t0;
+	uint64_t t;
 
 	(void)state;
+	rsh_clock_virtual_set(true);
 	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
 	rsh_poll_opts_default(&po);
 	po.max_sleep_us = 1000000;
 	assert_int_equal(rsh_poller_create(&po, &p), 0);
 	assert_int_equal(rsh_poller_add(p, dev), 0);
 	assert_int_equal(rsh_poller_start(p), 0);
-	rsh_t_sleep_ms(600); /* past the spin, into 100s-of-ms dozes */
+	/* past the spin, into 100s-of-ms dozes */
+	for (t = rsh_now() + rsh_ms_cyc(600); rsh_now() < t;)
+		sched_yield();
 	rsh_poller_get_stats(p, &s0);
-	rsh_t_sleep_ms(1000);
+	for (t = rsh_now() + rsh_ms_cyc(1000); rsh_now() < t;)
+		sched_yield();
 	rsh_poller_get_stats(p, &s1);
 	/* Timer services (ownership every 100 ms, housekeeping every 300 ms)
-	 * restart the back-off after their work; a spinning loop would still
-	 * make millions of passes a second, a backed-off one a few thousand. */
-	assert_true(s1.passes - s0.passes < 20000);
+	 * restart the back-off after their work; a spinning loop would make
+	 * millions of passes a second, a backed-off one a few dozen. */
+	assert_true(s1.passes - s0.passes < 2000);
 	assert_true(s1.gap_max_ns >= 20000000ull);
-	t0 = rsh_t_now();
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+	rsh_clock_virtual_set(false);
+}
+
+/* The guard of test_wakeup: a command waited out a doze. */
+static void
+rsh_t_no_wakeup(int sig)
+{
+	static const char msg[] = "test_wakeup: a command waited for the loop's 100 s back-off: the kick did not wake it\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+/*
+ * A command wakes a dozing loop at once (the futex kick, real time): with
+ * a 100 s ceiling, 20 register reads complete only if every one of them
+ * woke the loop; the alarm turns a missed kick into a failure instead of
+ * a wait.
+ */
+static void
+test_wakeup(void **state)
+{
+	struct rsh_poll_opts po;
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	rsh_poll_opts_default(&po);
+	po.max_sleep_us = 100000000;
+	po.idle_spin_us = 1;
+	assert_int_equal(rsh_poller_create(&po, &p), 0);
+	assert_int_equal(rsh_poller_add(p, dev), 0);
+	assert_int_equal(rsh_poller_start(p), 0);
+	signal(SIGALRM, rsh_t_no_wakeup);
+	alarm(60);
 	for (unsigned int i = 0; i < 20; i++) {
-		rsh_t_sleep_ms(50); /* let it doze again */
+		struct rsh_poller_stats st;
+		uint64_t passes;
+
+		/* until the loop dozes again (its pass count stops) */
+		rsh_poller_get_stats(p, &st);
+		do {
+			passes = st.passes;
+			rsh_clock_sleep_ns(20000000);
+			rsh_poller_get_stats(p, &st);
+		} while (st.passes != passes);
 		assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD1, &v), 0);
 	}
-	assert_true(rsh_t_now() - t0 < 10.0);
+	alarm(0);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 }
@@ -77,7 +132,7 @@ rsh_t_job_init(struct rsh_t_job *j, struct rsh_dev *dev, unsigned int words)
 	memset(j, 0, sizeof(*j));
 	j->b.dev = dev;
 	rsh_boot_opts_default(&j->b.opts);
-	j->b.stall_cycles = rte_get_timer_hz() * 100;
+	j->b.stall_cycles = rsh_hz() * 100;
 	j->b.credit_max = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE; /* BF2 */
 	snprintf(name, sizeof(name), "rsh_t_tp%u", seq);
 	j->b.to_poll = rte_ring_create(name, 8, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -90,7 +145,7 @@ rsh_t_job_init(struct rsh_t_job *j, struct rsh_dev *dev, unsigned int words)
 	for (unsigned int i = 0; i < words; i++)
 		j->c->words[i] = 0x1000 + i;
 	assert_int_equal(rte_ring_enqueue(j->b.to_poll, j->c), 0);
-	j->b.start_tsc = j->b.last_progress = rte_get_timer_cycles();
+	j->b.start_tsc = j->b.last_progress = rsh_now();
 	__atomic_store_n(&dev->boot, &j->b, __ATOMIC_RELEASE);
 }
 
@@ -109,7 +164,7 @@ rsh_t_boot_pass(struct rsh_dev *dev, struct rsh_t_mock *m)
 	uint64_t sleep_ns = UINT64_MAX;
 
 	m->wlog_n = 0;
-	rsh_boot_poll(dev, rte_get_timer_cycles(), &sleep_ns);
+	rsh_boot_poll(dev, rsh_now(), &sleep_ns);
 	return rsh_t_writes_to(m, RSH_BOOT_FIFO_DATA);
 }
 
@@ -158,7 +213,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_credit_arithmetic),
-		cmocka_unit_test(test_backoff_and_wakeup),
+		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_wakeup),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,

@@ -1,237 +1,172 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ownership (hardware-notes §6) against a mock backend whose registers a
- * second thread also writes, playing the other driver: a BMC rshim that
- * keeps SCRATCHPAD1 alive, answers or ignores OSP_REQ, checks for an owner
- * during our reset delay, or asks us to hand over. Assertions are on the
- * register words and the counters, with generous deadlines.
+ * Ownership (hardware-notes §6) against the mock backend, on the virtual
+ * clock: the other driver (a BMC rshim that keeps SCRATCHPAD1 alive,
+ * answers or ignores OSP_REQ, checks for an owner during our reset delay,
+ * or asks us to hand over) is a hook that takes its steps at their due
+ * times at every register access, and the poll loop is driven by the test
+ * thread. Assertions are on the register words, the counters and the
+ * virtual times of the steps; nothing waits in real time.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
-#include <rte_cycles.h>
-
 #include "rsh.h"
-#include "rsh_backend.h"
-#include "rsh_dev_priv.h"
+#include "rsh_clock.h"
 #include "rsh_own.h"
+#include "rsh_poll_priv.h"
+#include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
-#include "rsh_test_time.h"
-
-/* BF2 offsets of the mock (BAR = channel 1 << 16 | offset). */
-#define T_SP1 (0x10C20 / 8)
-#define T_SP6 (0x10C48 / 8)
-#define T_FABRIC (0x10110 / 8)
-#define T_RESET (0x10500 / 8)
-#define T_LOG_CTL 0x10600u
-#define T_LOG_DAT 0x10610u
-
-struct rsh_t_mock {
-	struct rsh_backend be;
-	uint64_t regs[RSH_BAR0_SIZE_BF12 / 8];
-	uint64_t reads;
-	/* The scratch log: words, index, and the auto-incrementing pointer. */
-	uint64_t log[RSH_SCRATCH_BUF_WORDS];
-	unsigned int log_idx, log_ptr;
-};
-
-/* Atomic register access: the "other driver" thread shares the words. */
-static uint64_t
-rsh_t_rd(struct rsh_backend *be, uint32_t off)
-{
-	struct rsh_t_mock *m = (struct rsh_t_mock *)be;
-
-	__atomic_fetch_add(&m->reads, 1, __ATOMIC_RELAXED);
-	if (off == T_LOG_CTL)
-		return m->log_idx;
-	if (off == T_LOG_DAT)
-		return m->log[m->log_ptr++ % RSH_SCRATCH_BUF_WORDS];
-	return __atomic_load_n(&m->regs[off / 8], __ATOMIC_ACQUIRE);
-}
-
-static void
-rsh_t_wr(struct rsh_backend *be, uint32_t off, uint64_t v)
-{
-	struct rsh_t_mock *m = (struct rsh_t_mock *)be;
-
-	if (off == T_LOG_CTL) {
-		m->log_ptr = 0;
-		m->log_idx = (unsigned int)v & 0x7F;
-		return;
-	}
-	__atomic_store_n(&m->regs[off / 8], v, __ATOMIC_RELEASE);
-}
-
-static void
-rsh_t_wfifo(struct rsh_backend *be, uint32_t off, const uint64_t *w, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		rsh_t_wr(be, off, w[i]);
-}
-
-static void
-rsh_t_rfifo(struct rsh_backend *be, uint32_t off, uint64_t *w, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		w[i] = rsh_t_rd(be, off);
-}
-
-static void
-rsh_t_close(struct rsh_backend *be)
-{
-	(void)be; /* the test frees the mock */
-}
-
-static const struct rsh_backend_ops rsh_t_ops = {
-	.read64 = rsh_t_rd, .write64 = rsh_t_wr, .write_fifo = rsh_t_wfifo,
-	.read_fifo = rsh_t_rfifo, .close = rsh_t_close,
-};
-
-/* The mock the next probe hands out (set up by the test first). */
-static struct rsh_t_mock *rsh_t_next;
-
-static int
-rsh_t_match(const char *s)
-{
-	return strncmp(s, "mock:", 5) == 0;
-}
-
-static int
-rsh_t_probe(const char *s, const struct rsh_open_opts *o, struct rsh_backend **out)
-{
-	(void)o;
-	rsh_t_next->be.ops = &rsh_t_ops;
-	rsh_t_next->be.gen = RSH_GEN_BF2;
-	rsh_t_next->be.bar_size = RSH_BAR0_SIZE_BF12;
-	rsh_t_next->be.reset_delay_ms = 1500;
-	snprintf(rsh_t_next->be.name, sizeof(rsh_t_next->be.name), "%s", s);
-	*out = &rsh_t_next->be;
-	return 0;
-}
-
-static struct rsh_backend_driver rsh_t_drv = {
-	.name = "mock", .match = rsh_t_match, .probe = rsh_t_probe,
-};
-RSH_BACKEND_REGISTER(rsh_t_drv);
-
-static uint64_t
-rsh_t_get(struct rsh_t_mock *m, unsigned int w)
-{
-	return __atomic_load_n(&m->regs[w], __ATOMIC_ACQUIRE);
-}
-
-static void
-rsh_t_set(struct rsh_t_mock *m, unsigned int w, uint64_t v)
-{
-	__atomic_store_n(&m->regs[w], v, __ATOMIC_RELEASE);
-}
 
 /* What the other driver does. */
 enum rsh_t_role {
+	T_NONE,
 	T_OWNER_OLD,     /* keepalive every 100 ms; ignores OSP_REQ */
 	T_OWNER_OSP,     /* keepalive; answers OSP_REQ with OSP_ACK, then leaves */
 	T_CHECKER,       /* one access check: clear SCRATCHPAD1, watch 1 s */
 	T_REQUESTER,     /* asks for the device: OSP_REQ until OSP_ACK */
 };
 
+/*
+ * The other rshim driver, as a mock hook: at every register access it
+ * catches up with the clock, taking each of its steps at the time it is
+ * due (100 ms apart, 10 ms while it watches), as a BMC's rshim would.
+ */
 struct rsh_t_other {
-	struct rsh_t_mock *m;
 	enum rsh_t_role role;
-	unsigned int delay_ms;   /* before it starts */
-	int stop;
-	int saw_keepalive;       /* checker: an owner answered */
-	int acked;               /* requester: got OSP_ACK; owner: sent it */
-	pthread_t th;
+	uint64_t next;           /* clock: its next step */
+	unsigned int steps;      /* steps of the current phase */
+	bool acking;             /* owner: answering OSP_REQ */
+	bool done;               /* it let go, or finished its check */
+	bool saw_keepalive;      /* checker: an owner answered */
+	bool acked;              /* requester: got OSP_ACK; owner: sent it */
+	uint64_t keepalives;     /* words it wrote */
 };
 
-/* Owner roles: the keepalive, and maybe the OSP answer. */
+/* One step of the other driver at its due time. */
 static void
-rsh_t_other_owner(struct rsh_t_other *o)
+rsh_t_other_step(struct rsh_t_mock *m, struct rsh_t_other *o)
 {
-	while (!__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE)) {
-		if (o->role == T_OWNER_OSP && rsh_t_get(o->m, T_SP1) == RSH_OWN_OSP_REQ) {
-			for (int i = 0; i < 10; i++) {
-				rsh_t_set(o->m, T_SP1, RSH_OWN_OSP_ACK);
-				rsh_t_sleep_ms(100);
-			}
-			__atomic_store_n(&o->acked, 1, __ATOMIC_RELEASE);
-			return; /* dropped: the device is the requester's */
-		}
-		rsh_t_set(o->m, T_SP1, RSH_OWN_KEEPALIVE);
-		rsh_t_sleep_ms(100);
-	}
-}
+	uint64_t sp1 = rsh_t_get(m, RSH_SCRATCHPAD1), period = rsh_ms_cyc(100);
 
-static void *
-rsh_t_other_main(void *arg)
-{
-	struct rsh_t_other *o = arg;
-
-	rsh_t_sleep_ms(o->delay_ms);
 	switch (o->role) {
-	case T_OWNER_OLD:
 	case T_OWNER_OSP:
-		rsh_t_other_owner(o);
+		if (!o->acking && sp1 == RSH_OWN_OSP_REQ)
+			o->acking = true;
+		if (o->acking) {
+			rsh_t_set(m, RSH_SCRATCHPAD1, RSH_OWN_OSP_ACK);
+			o->acked = o->done = ++o->steps == 10;
+			break;
+		}
+		__attribute__((fallthrough)); /* the keepalive */
+	case T_OWNER_OLD:
+		rsh_t_set(m, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE);
+		o->keepalives++;
 		break;
 	case T_CHECKER:
-		rsh_t_set(o->m, T_SP1, 0);
-		for (int i = 0; i < 100 && !o->saw_keepalive; i++) {
-			rsh_t_sleep_ms(10);
-			o->saw_keepalive = rsh_t_get(o->m, T_SP1) == RSH_OWN_KEEPALIVE;
-		}
+		if (o->steps == 0)
+			rsh_t_set(m, RSH_SCRATCHPAD1, 0);
+		else
+			o->saw_keepalive = sp1 == RSH_OWN_KEEPALIVE;
+		o->done = o->saw_keepalive || ++o->steps > 100;
+		period = rsh_ms_cyc(10);
 		break;
 	case T_REQUESTER:
-		for (int i = 0; i < 10 && !o->acked; i++) {
-			rsh_t_set(o->m, T_SP1, RSH_OWN_OSP_REQ);
-			rsh_t_sleep_ms(100);
-			o->acked = rsh_t_get(o->m, T_SP1) == RSH_OWN_OSP_ACK;
-		}
+		if (o->steps > 0)
+			o->acked = sp1 == RSH_OWN_OSP_ACK;
+		if (!o->acked)
+			rsh_t_set(m, RSH_SCRATCHPAD1, RSH_OWN_OSP_REQ);
+		o->done = o->acked || ++o->steps > 10;
+		break;
+	default:
+		o->done = true;
 		break;
 	}
-	return NULL;
+	o->next += period;
 }
+
+/* Catch up with the clock (every access, and before a test looks). */
+static void
+rsh_t_other_run(struct rsh_t_mock *m)
+{
+	struct rsh_t_other *o = m->ctx;
+
+	while (o != NULL && !o->done && o->role != T_NONE && rsh_now() >= o->next)
+		rsh_t_other_step(m, o);
+}
+
+static bool
+rsh_t_other_rd(struct rsh_t_mock *m, uint32_t off, uint64_t *v)
+{
+	(void)off;
+	(void)v;
+	rsh_t_other_run(m);
+	return false;
+}
+
+/* Clock times of our keepalive writes (the driver's, not the other's). */
+static uint64_t rsh_t_ka_at[64];
+static unsigned int rsh_t_ka_n;
+
+static bool
+rsh_t_other_wr(struct rsh_t_mock *m, uint32_t off, uint64_t v)
+{
+	rsh_t_other_run(m);
+	if (off == m->map.off[RSH_SCRATCHPAD1] && v == RSH_OWN_KEEPALIVE &&
+	    rsh_t_ka_n < RTE_DIM(rsh_t_ka_at))
+		rsh_t_ka_at[rsh_t_ka_n++] = rsh_now();
+	return false;
+}
+
+static const struct rsh_t_hooks rsh_t_other_hooks = {
+	.rd = rsh_t_other_rd, .wr = rsh_t_other_wr,
+};
+
+/* The other driver of the next device: role r, first step after delay_ms
+ * (0: at once). */
+static struct rsh_t_other rsh_t_other;
 
 static void
-rsh_t_other_start(struct rsh_t_other *o, struct rsh_t_mock *m, enum rsh_t_role r,
-		  unsigned int delay_ms)
+rsh_t_other_start(enum rsh_t_role r, unsigned int delay_ms)
 {
-	memset(o, 0, sizeof(*o));
-	o->m = m;
-	o->role = r;
-	o->delay_ms = delay_ms;
-	assert_int_equal(pthread_create(&o->th, NULL, rsh_t_other_main, o), 0);
+	memset(&rsh_t_other, 0, sizeof(rsh_t_other));
+	rsh_t_other.role = r;
+	rsh_t_other.next = rsh_now() + rsh_ms_cyc(delay_ms);
 }
 
-static void
-rsh_t_other_join(struct rsh_t_other *o)
-{
-	__atomic_store_n(&o->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(o->th, NULL);
-}
-
-/* A fresh mock with a sane FABRIC_DIM and RESET_CONTROL. */
+/* A BF2 mock that keeps its words after the close, with the other driver
+ * of rsh_t_other; FABRIC_DIM sane. */
 static struct rsh_t_mock *
-rsh_t_mock_new(void)
+rsh_t_open_fabric(const char *name, const struct rsh_open_opts *o, int want,
+		  struct rsh_dev **dev, uint64_t fabric)
 {
-	struct rsh_t_mock *m = calloc(1, sizeof(*m));
-
-	assert_non_null(m);
-	m->regs[T_FABRIC] = 0x22;
-	m->regs[T_RESET] = 0x100000000ull;
-	rsh_t_next = m;
-	return m;
+	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
+	rsh_t_next.hooks = &rsh_t_other_hooks;
+	rsh_t_next.ctx = &rsh_t_other;
+	rsh_t_next.keep = true;
+	rsh_t_next.set_fabric = true;
+	rsh_t_next.fabric = fabric;
+	rsh_t_next.reset_delay_ms = 1500;
+	*dev = NULL;
+	assert_int_equal(rsh_dev_open(name, o, dev), want);
+	return rsh_t_last;
 }
 
-/* A started poller with one device. */
+/* Open with a sane FABRIC_DIM (0x22, BF1/BF2's, hardware-notes §1.4). */
+static struct rsh_t_mock *
+rsh_t_open(const char *name, const struct rsh_open_opts *o, int want, struct rsh_dev **dev)
+{
+	return rsh_t_open_fabric(name, o, want, dev, 0x22);
+}
+
+/* The poller of a test: driven by the test thread, on the virtual clock. */
 static struct rsh_poller *
 rsh_t_poll(struct rsh_dev *dev)
 {
@@ -239,53 +174,88 @@ rsh_t_poll(struct rsh_dev *dev)
 
 	assert_int_equal(rsh_poller_create(NULL, &p), 0);
 	assert_int_equal(rsh_poller_add(p, dev), 0);
-	assert_int_equal(rsh_poller_start(p), 0);
+	assert_int_equal(rsh_poller_start_driven(p), 0);
 	return p;
 }
 
-/* Nobody else: ours; keepalive kept up by the poll loop; close clears
- * SCRATCHPAD1 and SCRATCHPAD6. */
+/* Let ms of virtual time pass with the loop running. */
+static void
+rsh_t_run_ms(struct rsh_poller *p, unsigned int ms)
+{
+	rsh_poller_run_for(p, (uint64_t)ms * 1000000u);
+}
+
+/* Run the loop until cond holds, at most max_ms of virtual time. */
+#define rsh_t_run_until(p, cond, max_ms) do { \
+	for (unsigned int _ms = 0; !(cond) && _ms < (max_ms); _ms += 10) \
+		rsh_t_run_ms((p), 10); \
+} while (0)
+
+static int
+rsh_t_setup(void **state)
+{
+	(void)state;
+	rsh_clock_virtual_set(true);
+	memset(&rsh_t_other, 0, sizeof(rsh_t_other));
+	rsh_t_ka_n = 0;
+	return 0;
+}
+
+static int
+rsh_t_teardown(void **state)
+{
+	(void)state;
+	rsh_clock_virtual_set(false);
+	return 0;
+}
+
+/* Nobody else: ours; keepalive kept up by the poll loop every 300 ms
+ * (§6.2); close clears SCRATCHPAD1 and SCRATCHPAD6. */
 static void
 test_free_device(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_own_info oi;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open("mock:a", NULL, 0, &dev);
 
 	(void)state;
-	assert_int_equal(rsh_dev_open("mock:a", NULL, &dev), 0);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	p = rsh_t_poll(dev);
-	rsh_t_set(m, T_SP1, 0x1234); /* overwritten within 300 ms */
-	rsh_t_sleep_ms(700);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	rsh_t_set(m, RSH_SCRATCHPAD1, 0x1234); /* overwritten within 300 ms */
+	rsh_t_run_ms(p, 1000);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_dev_own_info(dev, &oi);
-	assert_true(oi.keepalives >= 2);
 	assert_false(oi.dropped);
+	/* The open's word, then one every 300 ms from the poll loop. */
+	assert_true(rsh_t_ka_n >= 4);
+	for (unsigned int i = 2; i < rsh_t_ka_n; i++) {
+		uint64_t gap = rsh_cyc_ns(rsh_t_ka_at[i] - rsh_t_ka_at[i - 1]) / 1000000;
+
+		assert_true(gap >= RSH_OWN_KEEPALIVE_MS && gap <= RSH_OWN_KEEPALIVE_MS + 10);
+	}
+	assert_true(oi.keepalives >= rsh_t_ka_n);
 	rsh_poller_destroy(p);
-	rsh_t_set(m, T_SP6, RSH_SP6__PCIE_MASK);
+	rsh_t_set(m, RSH_SCRATCHPAD6, RSH_SP6__PCIE_MASK);
 	rsh_dev_close(dev);
-	assert_int_equal(rsh_t_get(m, T_SP1), 0);
-	assert_int_equal(rsh_t_get(m, T_SP6), 0);
-	free(m);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), 0);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD6), 0);
+	rsh_t_mock_free(m);
 }
 
-/* FABRIC_DIM reading 0: retried, then accepted. */
+/* FABRIC_DIM reading 0: retried 10 times 100 ms apart, then accepted. */
 static void
 test_fabric_zero_accepted(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_dev *dev;
-	uint64_t r0;
+	uint64_t t0 = rsh_now();
+	struct rsh_t_mock *m = rsh_t_open_fabric("mock:z", NULL, 0, &dev, 0);
 
 	(void)state;
-	m->regs[T_FABRIC] = 0;
-	assert_int_equal(rsh_dev_open("mock:z", NULL, &dev), 0);
-	r0 = m->reads;
-	assert_true(r0 >= 10); /* 10 FABRIC_DIM tries plus the SCRATCHPAD1 watch */
+	assert_true(m->be.stats.reads >= 10); /* the FABRIC_DIM tries and the watch */
+	assert_true(rsh_cyc_ns(rsh_now() - t0) >= 1000000000ull); /* 10 x 100 ms, virtual */
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* A BMC keeps its keepalive: -EBUSY, one line naming --force; its word
@@ -293,116 +263,105 @@ test_fabric_zero_accepted(void **state)
 static void
 test_other_owner_busy(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
-	struct rsh_t_other o;
-	struct rsh_dev *dev = NULL;
+	struct rsh_t_mock *m;
+	struct rsh_dev *dev;
 
 	(void)state;
-	rsh_t_other_start(&o, m, T_OWNER_OLD, 0);
-	rsh_t_sleep_ms(150);
-	assert_int_equal(rsh_dev_open("mock:b", NULL, &dev), -EBUSY);
+	rsh_t_other_start(T_OWNER_OLD, 0);
+	rsh_clock_advance_ns(150000000);
+	m = rsh_t_open("mock:b", NULL, -EBUSY, &dev);
 	assert_non_null(strstr(rsh_last_error(), "--force"));
 	assert_non_null(strstr(rsh_last_error(), "seems to be"));
-	rsh_t_sleep_ms(150);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
-	rsh_t_other_join(&o);
-	free(m);
+	rsh_clock_advance_ns(150000000);
+	rsh_t_other_run(m);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
+	assert_int_equal(rsh_t_ka_n, 0); /* never ours */
+	rsh_t_mock_free(m);
 }
 
 /* --force against an owner that implements OSP: it acks, we own. */
 static void
 test_force_osp_owner(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_open_opts opts = { .force_own = true };
 	struct rsh_own_info oi;
-	struct rsh_t_other o;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m;
 
 	(void)state;
-	rsh_t_other_start(&o, m, T_OWNER_OSP, 0);
-	rsh_t_sleep_ms(150);
-	assert_int_equal(rsh_dev_open("mock:c", &opts, &dev), 0);
-	assert_true(__atomic_load_n(&o.acked, __ATOMIC_ACQUIRE));
+	rsh_t_other_start(T_OWNER_OSP, 0);
+	rsh_clock_advance_ns(150000000);
+	m = rsh_t_open("mock:c", &opts, 0, &dev);
+	assert_true(rsh_t_other.acked);
 	rsh_dev_own_info(dev, &oi);
 	assert_int_equal(oi.takeovers, 1);
 	p = rsh_t_poll(dev);
-	rsh_t_sleep_ms(400);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	rsh_t_run_ms(p, 400);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	rsh_t_other_join(&o);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* --force against an old driver that overwrites OSP_REQ: -EBUSY. */
 static void
 test_force_old_owner(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_open_opts opts = { .force_own = true };
-	struct rsh_t_other o;
-	struct rsh_dev *dev = NULL;
+	struct rsh_dev *dev;
 
 	(void)state;
-	rsh_t_other_start(&o, m, T_OWNER_OLD, 0);
-	rsh_t_sleep_ms(150);
-	assert_int_equal(rsh_dev_open("mock:d", &opts, &dev), -EBUSY);
+	rsh_t_other_start(T_OWNER_OLD, 0);
+	rsh_clock_advance_ns(150000000);
+	rsh_t_mock_free(rsh_t_open("mock:d", &opts, -EBUSY, &dev));
 	assert_non_null(strstr(rsh_last_error(), "OSP_REQ"));
-	rsh_t_other_join(&o);
-	free(m);
 }
 
-/* Another driver asks us (OSP_REQ): we ack, then drop, and leave its
- * SCRATCHPAD1 alone; with no_release we keep the device. */
+/* Another driver asks us (OSP_REQ): we ack 10 times, 100 ms apart, drop
+ * 1 s later (§6.5), and leave its SCRATCHPAD1 alone; with no_release we
+ * keep the device. */
 static void
 test_release_on_request(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_open_opts keep = { .no_release = true };
 	struct rsh_own_info oi;
-	struct rsh_t_other o;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
-	uint64_t reads;
+	struct rsh_t_mock *m = rsh_t_open("mock:e", NULL, 0, &dev);
+	uint64_t reads, v;
 
 	(void)state;
-	assert_int_equal(rsh_dev_open("mock:e", NULL, &dev), 0);
 	p = rsh_t_poll(dev);
-	rsh_t_other_start(&o, m, T_REQUESTER, 0);
-	rsh_t_other_join(&o);
-	assert_true(o.acked);
-	for (int i = 0; i < 60 && !rsh_own_dropped(&dev->own); i++)
-		rsh_t_sleep_ms(100);
+	rsh_t_other_start(T_REQUESTER, 0);
+	rsh_t_run_until(p, rsh_t_other.done, 5000);
+	assert_true(rsh_t_other.acked);
+	rsh_t_run_until(p, rsh_own_dropped(&dev->own), 6000);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.dropped);
 	assert_int_equal(oi.releases, 1);
 	/* Dropped: no register access at all. */
-	rsh_t_set(m, T_SP1, RSH_OWN_KEEPALIVE); /* the new owner's word */
-	reads = m->reads;
-	rsh_t_sleep_ms(400);
-	assert_int_equal(m->reads, reads);
-	uint64_t v;
-
+	rsh_t_set(m, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE); /* the new owner's word */
+	reads = m->be.stats.reads;
+	rsh_t_run_ms(p, 400);
+	assert_int_equal(m->be.stats.reads, reads);
 	assert_int_equal(rsh_dev_reg_read(dev, RSH_BOOT_CONTROL, &v), -EBUSY);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
-	free(m);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
+	rsh_t_mock_free(m);
 
-	m = rsh_t_mock_new();
-	assert_int_equal(rsh_dev_open("mock:f", &keep, &dev), 0);
+	m = rsh_t_open("mock:f", &keep, 0, &dev);
 	p = rsh_t_poll(dev);
-	rsh_t_other_start(&o, m, T_REQUESTER, 0);
-	rsh_t_other_join(&o);
-	assert_false(o.acked);
-	rsh_t_sleep_ms(400);
+	rsh_t_other_start(T_REQUESTER, 0);
+	rsh_t_run_until(p, rsh_t_other.done, 5000);
+	assert_false(rsh_t_other.acked);
+	rsh_t_run_ms(p, 400);
 	assert_false(rsh_own_dropped(&dev->own));
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* A BMC checks for an owner during our reset delay: the poll loop's
@@ -410,43 +369,39 @@ test_release_on_request(void **state)
 static void
 test_check_during_reset_delay(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
-	struct rsh_t_other o;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open("mock:g", NULL, 0, &dev);
 
 	(void)state;
-	assert_int_equal(rsh_dev_open("mock:g", NULL, &dev), 0);
 	p = rsh_t_poll(dev);
-	rsh_t_other_start(&o, m, T_CHECKER, 300);
+	rsh_t_other_start(T_CHECKER, 300);
 	assert_int_equal(rsh_dev_reset(dev, 1500, NULL), 0);
-	rsh_t_other_join(&o);
-	assert_true(o.saw_keepalive);
-	assert_int_equal(rsh_t_get(m, T_RESET) & 0xFFFFFFFF, RSH_RESET_CONTROL__KEY);
-	assert_int_equal(rsh_t_get(m, T_RESET) >> 32, 1); /* bits 63:32 kept */
+	rsh_t_run_until(p, rsh_t_other.done, 2000);
+	assert_true(rsh_t_other.saw_keepalive);
+	assert_int_equal(rsh_t_get(m, RSH_RESET_CONTROL) & 0xFFFFFFFF, RSH_RESET_CONTROL__KEY);
+	assert_int_equal(rsh_t_get(m, RSH_RESET_CONTROL) >> 32, 5); /* the mock's bits 63:32 kept */
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* A BMC that starts after us finds our keepalive. */
 static void
 test_other_starts_after_us(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
-	struct rsh_t_other o;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open("mock:h", NULL, 0, &dev);
 
 	(void)state;
-	assert_int_equal(rsh_dev_open("mock:h", NULL, &dev), 0);
 	p = rsh_t_poll(dev);
-	rsh_t_other_start(&o, m, T_CHECKER, 0);
-	rsh_t_other_join(&o);
-	assert_true(o.saw_keepalive);
+	rsh_t_other_start(T_CHECKER, 0);
+	rsh_t_run_until(p, rsh_t_other.done, 2000);
+	assert_true(rsh_t_other.saw_keepalive);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* Secure NIC mode: LOCK in SCRATCHPAD1; boot refused with -EPERM; the
@@ -454,31 +409,35 @@ test_other_starts_after_us(void **state)
 static void
 test_locked(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_own_info oi;
 	struct rsh_poller *p;
 	struct rsh_boot *b;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m;
 
 	(void)state;
-	m->regs[T_SP1] = RSH_OWN_LOCK;
+	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
+	rsh_t_next.set_sp1 = true;
+	rsh_t_next.sp1 = RSH_OWN_LOCK;
+	rsh_t_next.keep = true;
 	assert_int_equal(rsh_dev_open("mock:i", NULL, &dev), 0);
+	m = rsh_t_mock_of(dev);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.locked);
 	p = rsh_t_poll(dev);
 	assert_int_equal(rsh_boot_open(dev, p, NULL, &b), -EPERM);
 	assert_non_null(strstr(rsh_last_error(), "secure NIC mode"));
-	rsh_t_sleep_ms(400);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_LOCK);
-	rsh_t_set(m, T_SP1, 0);
-	rsh_t_sleep_ms(500);
+	rsh_t_run_ms(p, 400);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_LOCK);
+	rsh_t_set(m, RSH_SCRATCHPAD1, 0);
+	rsh_t_run_ms(p, 500);
 	rsh_dev_own_info(dev, &oi);
 	assert_false(oi.locked);
 	assert_false(oi.dropped);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* The lock lifted with another driver's keepalive already there: it took
@@ -486,26 +445,29 @@ test_locked(void **state)
 static void
 test_locked_then_taken(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_own_info oi;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m;
 
 	(void)state;
-	m->regs[T_SP1] = RSH_OWN_LOCK;
+	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
+	rsh_t_next.set_sp1 = true;
+	rsh_t_next.sp1 = RSH_OWN_LOCK;
+	rsh_t_next.keep = true;
 	assert_int_equal(rsh_dev_open("mock:m", NULL, &dev), 0);
+	m = rsh_t_mock_of(dev);
 	p = rsh_t_poll(dev);
-	rsh_t_sleep_ms(250);
-	rsh_t_set(m, T_SP1, RSH_OWN_KEEPALIVE); /* the BMC's */
-	for (int i = 0; i < 20 && !rsh_own_dropped(&dev->own); i++)
-		rsh_t_sleep_ms(50);
+	rsh_t_run_ms(p, 250);
+	rsh_t_set(m, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE); /* the BMC's */
+	rsh_t_run_until(p, rsh_own_dropped(&dev->own), 1000);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.dropped);
 	assert_false(oi.locked);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE); /* left alone */
-	free(m);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE); /* left alone */
+	rsh_t_mock_free(m);
 }
 
 /* Drop and undrop: released words, no access, check again on the way
@@ -513,55 +475,81 @@ test_locked_then_taken(void **state)
 static void
 test_drop_undrop(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
-	struct rsh_t_other o;
 	struct rsh_poller *p;
 	struct rsh_boot *b;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open("mock:j", NULL, 0, &dev);
 
 	(void)state;
-	assert_int_equal(rsh_dev_open("mock:j", NULL, &dev), 0);
 	p = rsh_t_poll(dev);
-	rsh_t_sleep_ms(350);
+	rsh_t_run_ms(p, 350);
 	assert_int_equal(rsh_dev_drop(dev, true, false), 0);
-	assert_int_equal(rsh_t_get(m, T_SP1), 0);
-	assert_int_equal(rsh_t_get(m, T_SP6), 0);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), 0);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD6), 0);
 	assert_int_equal(rsh_boot_open(dev, p, NULL, &b), -EBUSY);
-	rsh_t_other_start(&o, m, T_OWNER_OSP, 0);
-	rsh_t_sleep_ms(150);
+	rsh_t_other_start(T_OWNER_OSP, 0);
+	rsh_t_run_ms(p, 150);
+	rsh_t_other_run(m); /* dropped: we do not touch it; it runs anyway */
 	assert_int_equal(rsh_dev_drop(dev, false, false), -EBUSY);
 	assert_true(rsh_own_dropped(&dev->own));
 	assert_int_equal(rsh_misc_write(dev, "FORCE_CMD 1"), 0);
 	assert_false(rsh_own_dropped(&dev->own));
-	rsh_t_other_join(&o);
-	assert_true(o.acked);
-	rsh_t_sleep_ms(400);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	rsh_t_run_until(p, rsh_t_other.done, 3000);
+	assert_true(rsh_t_other.acked);
+	rsh_t_run_ms(p, 400);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 /* DEBUG_CODE holds SCRATCHPAD1 and stops the keepalive until cleared. */
 static void
 test_debug_code(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open("mock:k", NULL, 0, &dev);
 
 	(void)state;
-	assert_int_equal(rsh_dev_open("mock:k", NULL, &dev), 0);
 	p = rsh_t_poll(dev);
 	assert_int_equal(rsh_misc_write(dev, "DEBUG_CODE 0xabc"), 0);
-	rsh_t_sleep_ms(700);
-	assert_int_equal(rsh_t_get(m, T_SP1), 0xabc);
+	rsh_t_run_ms(p, 700);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), 0xabc);
 	assert_int_equal(rsh_misc_write(dev, "DEBUG_CODE 0x0"), 0);
-	rsh_t_sleep_ms(500);
-	assert_int_equal(rsh_t_get(m, T_SP1), RSH_OWN_KEEPALIVE);
+	rsh_t_run_ms(p, 500);
+	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
+}
+
+/* misc at level 1 asks the DPU for its keys over the TM FIFO; a silent
+ * peer (Linux and UEFI are, §4.7) costs the read one second of waiting,
+ * then zeros. */
+static void
+test_misc_silent_peer(void **state)
+{
+	struct rsh_tmfifo_opts to;
+	struct rsh_poller *p;
+	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open("mock:n", NULL, 0, &dev);
+	char text[RSH_MISC_TEXT_MAX];
+	uint64_t t0, ms;
+
+	(void)state;
+	p = rsh_t_poll(dev);
+	rsh_tmfifo_opts_default(&to);
+	assert_int_equal(rsh_tmfifo_attach(dev, &to), 0);
+	assert_int_equal(rsh_misc_write(dev, "DISPLAY_LEVEL 1"), 0);
+	t0 = rsh_now();
+	assert_true(rsh_misc_read(dev, text, sizeof(text)) > 0);
+	ms = rsh_cyc_ns(rsh_now() - t0) / 1000000;
+	assert_true(ms >= 1000 && ms < 1100);
+	assert_non_null(strstr(text, "PEER_MAC        00:00:00:00:00:00 (rw)"));
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+	rsh_t_mock_free(m);
 }
 
 /* The boot log through the registers: SEMAPHORE0 taken and released, an
@@ -570,19 +558,22 @@ test_debug_code(void **state)
 static void
 test_log_crash_record(void **state)
 {
-	struct rsh_t_mock *m = rsh_t_mock_new();
 	struct rsh_log_rec r[8];
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
+	struct rsh_t_mock *m;
 	char text[RSH_MISC_TEXT_MAX];
 	int n;
 
 	(void)state;
+	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
+	rsh_t_next.keep = true;
+	assert_int_equal(rsh_dev_open("mock:l", NULL, &dev), 0);
+	m = rsh_t_mock_of(dev);
 	m->log[0] = (uint64_t)4 << 60 | (uint64_t)2 << 56 | (uint64_t)2 << 48 | 0xBE000000u;
 	m->log[1] = (uint64_t)((3u << 14) | (6u << 11) | (5u << 7) | (2u << 3)) << 5;
 	m->log[2] = 0xBE000000u;
 	m->log_idx = 3;
-	assert_int_equal(rsh_dev_open("mock:l", NULL, &dev), 0);
 	p = rsh_t_poll(dev);
 	n = rsh_log_read(dev, false, r, 8);
 	assert_int_equal(n, 2);
@@ -590,7 +581,7 @@ test_log_crash_record(void **state)
 	assert_int_equal(r[0].level, 2);
 	assert_string_equal(r[1].text, "   esr_el3 = 0xbe000000");
 	assert_int_equal(m->log_idx, 3); /* restored */
-	assert_int_equal(rsh_t_get(m, 0x10028 / 8), 0); /* SEMAPHORE0 released */
+	assert_int_equal(rsh_t_get(m, RSH_SEMAPHORE0), 0); /* released */
 	assert_int_equal(rsh_misc_write(dev, "DISPLAY_LEVEL 2"), 0);
 	assert_int_equal(rsh_misc_write(dev, "CLEAR_ON_READ 1"), 0);
 	assert_true(rsh_misc_read(dev, text, sizeof(text)) > 0);
@@ -599,26 +590,27 @@ test_log_crash_record(void **state)
 	assert_int_equal(m->log_idx, 0); /* cleared on read */
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
-	free(m);
+	rsh_t_mock_free(m);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_free_device),
-		cmocka_unit_test(test_fabric_zero_accepted),
-		cmocka_unit_test(test_other_owner_busy),
-		cmocka_unit_test(test_force_osp_owner),
-		cmocka_unit_test(test_force_old_owner),
-		cmocka_unit_test(test_release_on_request),
-		cmocka_unit_test(test_check_during_reset_delay),
-		cmocka_unit_test(test_other_starts_after_us),
-		cmocka_unit_test(test_locked),
-		cmocka_unit_test(test_locked_then_taken),
-		cmocka_unit_test(test_drop_undrop),
-		cmocka_unit_test(test_debug_code),
-		cmocka_unit_test(test_log_crash_record),
+		cmocka_unit_test_setup_teardown(test_free_device, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_fabric_zero_accepted, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_other_owner_busy, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_force_osp_owner, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_force_old_owner, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_release_on_request, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_check_during_reset_delay, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_other_starts_after_us, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_locked, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_locked_then_taken, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_drop_undrop, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_debug_code, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_misc_silent_peer, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_log_crash_record, rsh_t_setup, rsh_t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup, rsh_test_eal_teardown);

@@ -19,6 +19,7 @@
 
 #include "rsh_backend.h"
 #include "rsh_regs.h"
+#include "rsh_clock.h"
 #include "rsh_sim.h"
 
 /* One open device with its register map. */
@@ -69,13 +70,16 @@ rsh_t_stats(struct rsh_t_sim *t)
 	return st;
 }
 
-/* Busy wait (virtual time is the TSC). */
+/* Let ms pass on the emulator's clock (the core's: the TSC, or the
+ * virtual clock of a test, which jumps). */
 static inline void
 rsh_t_wait_ms(unsigned int ms)
 {
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
+	uint64_t end = rsh_now() + rsh_ms_cyc(ms);
 
-	while (rte_get_timer_cycles() < end)
+	if (rsh_clock_is_virtual())
+		rsh_clock_sleep_until(end);
+	while (rsh_now() < end)
 		;
 }
 

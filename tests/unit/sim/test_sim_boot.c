@@ -32,34 +32,37 @@
 static void
 rsh_t_reset_for_fifo_boot(struct rsh_t_sim *t)
 {
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz();
+	uint64_t deadline = rsh_now() + rsh_hz();
 	uint64_t v;
 
 	rsh_t_wr(t, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
 	v = rsh_t_rd(t, RSH_RESET_CONTROL);
 	rsh_t_wr(t, RSH_RESET_CONTROL, (v & ~RSH_RESET_CONTROL__KEY_MASK) |
 		  RSH_RESET_CONTROL__KEY);
-	while (rsh_reg_val_is_bad(rsh_t_rd(t, RSH_FABRIC_DIM)))
-		assert_true(rte_get_timer_cycles() < deadline);
+	while (rsh_reg_val_is_bad(rsh_t_rd(t, RSH_FABRIC_DIM))) {
+		assert_true(rsh_now() < deadline);
+		rsh_clock_sleep_ns(100000);
+	}
 }
 
 /* Credit-based push (§3.3) of n words, giving up after ms. */
 static uint64_t
 rsh_t_push(struct rsh_t_sim *t, const uint64_t *w, size_t n, unsigned int ms)
 {
-	uint64_t deadline = rte_get_timer_cycles() +
-			    rte_get_timer_hz() * ms / 1000;
+	uint64_t deadline = rsh_now() + rsh_ms_cyc(ms);
 	size_t done = 0;
 
-	while (done < n && rte_get_timer_cycles() < deadline) {
+	while (done < n && rsh_now() < deadline) {
 		uint64_t c = rsh_t_rd(t, RSH_BOOT_FIFO_COUNT);
 		unsigned int room;
 
 		if (rsh_reg_val_is_bad(c))
 			break;
 		room = RSH_BOOT_FIFO_SIZE - (unsigned int)c - RSH_BOOT_FIFO_RESERVE;
-		if (c >= RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE)
+		if (c >= RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE) {
+			rsh_clock_sleep_ns(10000); /* full: wait for the drain */
 			continue;
+		}
 		room = RTE_MIN((size_t)room, n - done);
 		t->be->ops->write_fifo(t->be, t->map.off[RSH_BOOT_FIFO_DATA],
 				       w + done, room);
@@ -492,32 +495,32 @@ test_bfb_bad_magic(void **state)
 }
 
 /*
- * drain=1M: the consumer takes 1 MB/s of virtual time. One burst fills
- * the FIFO (509 words, 4 ms at that rate); the count read later must
- * match the rate over the time bounds the test knows: the consumer
- * started between t0 and t1 (the burst), the count was read between t2a
- * and t2b. Preemption anywhere only widens the bounds, so load cannot
- * make this fail; a wrong rate does.
+ * drain=1M: the consumer takes 1 MB/s of clock time. One burst fills the
+ * FIFO (509 words, 4 ms at that rate); the count read 2 ms later must
+ * match the rate over the times the test knows: the consumer started
+ * between t0 and t1 (the burst), the count was read between t2a and t2b.
+ * On the virtual clock these are exact (t1 = t0, t2b - t1 = 2 ms): 2000
+ * bytes, to the word.
  */
 static void
 test_drain_rate(void **state)
 {
 	static uint64_t w[509];
-	uint64_t t0, t1, t2a, t2b, c, got, hz = rte_get_timer_hz();
+	uint64_t t0, t1, t2a, t2b, c, got, hz = rsh_hz();
 	double lo, hi;
 	struct rsh_t_sim t;
 
 	(void)state;
 	rsh_t_sim_open(&t, "sim:bf2,drain=1M,resetwin=0");
 	rsh_t_reset_for_fifo_boot(&t);
-	t0 = rte_get_timer_cycles();
+	t0 = rsh_now();
 	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w,
 			      RTE_DIM(w));
-	t1 = rte_get_timer_cycles();
+	t1 = rsh_now();
 	rsh_t_wait_ms(2);
-	t2a = rte_get_timer_cycles();
+	t2a = rsh_now();
 	c = rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT);
-	t2b = rte_get_timer_cycles();
+	t2b = rsh_now();
 	got = rsh_t_stats(&t).consumed_bytes;
 	assert_int_equal(rsh_t_stats(&t).boot_overflows, 0);
 	assert_int_equal(got + c * 8, sizeof(w));
@@ -569,17 +572,19 @@ rsh_t_check_stall(const char *devstr)
 
 	rsh_t_sim_open(&t, devstr);
 	rsh_t_reset_for_fifo_boot(&t);
-	t0 = rte_get_timer_cycles();
+	t0 = rsh_now();
 	rsh_t_push(&t, w, RTE_DIM(w), 10);
 	assert_int_equal(rsh_t_stats(&t).consumed_bytes, 4096);
 	assert_int_equal(rsh_t_stats(&t).stalls, 1);
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), 509);
-	while (rte_get_timer_cycles() - t0 < rte_get_timer_hz() * 25 / 1000)
+	while (rsh_now() - t0 < rsh_ms_cyc(25)) {
 		assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), 509);
+		rsh_clock_sleep_ns(1000000);
+	}
 	rsh_t_push(&t, w, RTE_DIM(w), 2000);
 	assert_true(rsh_t_stats(&t).consumed_bytes > 4096);
-	assert_true(rte_get_timer_cycles() - t0 >=
-		    rte_get_timer_hz() * 300 / 1000);
+	/* it resumed only once the 300 ms had passed */
+	assert_true(rsh_now() - t0 >= rsh_ms_cyc(300));
 	rsh_t_sim_close(&t);
 }
 
@@ -588,7 +593,6 @@ static void
 test_stall(void **state)
 {
 	(void)state;
-	/* 300 ms: long enough that a preempted push cannot outlast it */
 	rsh_t_check_stall("sim:bf2,stall=300ms@4K,resetwin=0");
 	rsh_t_check_stall("sim:bf2,stall=300ms@4K,resetwin=0,drain=100M");
 }
@@ -639,6 +643,8 @@ main(void)
 		cmocka_unit_test(test_gone),
 	};
 
+	/* Every case on the virtual clock: rates and stalls exact, no waiting. */
+	rsh_clock_virtual_set(true);
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
 				      rsh_test_eal_teardown);
 }

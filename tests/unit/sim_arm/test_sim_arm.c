@@ -26,6 +26,7 @@
 #include "rsh_backend.h"
 #include "rsh_bfb.h"
 #include "rsh_regs.h"
+#include "rsh_clock.h"
 #include "rsh_sim.h"
 #include "rsh_sim_peer.h"
 #include "rsh_test_eal.h"
@@ -166,19 +167,22 @@ rsh_t_hpoll(struct rsh_t_arm *t)
 	return n;
 }
 
-/* Poll until pred(t) holds or ms pass; returns pred's last value. */
+/* Poll until pred(t) holds or ms pass; returns pred's last value. On the
+ * virtual clock each 50 us nap also moves the clock by 50 us. */
 static bool
 rsh_t_hwait(struct rsh_t_arm *t, bool (*pred)(struct rsh_t_arm *, const void *),
       const void *arg, unsigned int ms)
 {
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
+	uint64_t end = rsh_now() + rsh_ms_cyc(ms);
 
 	do {
 		rsh_t_hpoll(t);
 		if (pred(t, arg))
 			return true;
 		usleep(50);
-	} while (rte_get_timer_cycles() < end);
+		if (rsh_clock_is_virtual())
+			rsh_clock_advance_ns(50000);
+	} while (rsh_now() < end);
 	return pred(t, arg);
 }
 
@@ -498,42 +502,37 @@ test_tx_faults(void **state)
 	rsh_t_close(&t);
 }
 
-/* armstall=60ms@1: after the first message HOST_TO_TILE is left alone. */
+/* armstall=60ms@1: after the first message HOST_TO_TILE is left alone
+ * for 60 ms of the device's clock (virtual here: exact), then drained. */
 static void
 test_arm_stall(void **state)
 {
 	const char *in = "echo x\n";
-	uint64_t t0, end;
 	unsigned int one = 1;
 	uint8_t f[60];
 	struct rsh_t_arm t;
+	uint64_t t0;
 
 	(void)state;
+	rsh_clock_virtual_set(true);
 	rsh_t_open(&t, "sim:bf3,booted=1,armstall=60ms@1");
 	rsh_t_hpoll(&t);
-	/* The stall starts when the ARM takes the first message, after t0:
-	 * it lasts at least until t0 + 60 ms whatever the scheduler does. A
-	 * read that completes later than t0 + 55 ms (this thread preempted on
-	 * a loaded host) proves nothing and is not checked. */
-	t0 = rte_get_timer_cycles();
+	t0 = rsh_now();
 	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	rsh_t_hpoll(&t);
 	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
-	end = t0 + rte_get_timer_hz() * 40 / 1000;
-	while (rte_get_timer_cycles() < end) {
-		uint64_t h2t = rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS);
-		uint64_t t2h = rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS);
-
-		if (rte_get_timer_cycles() > t0 + rte_get_timer_hz() * 55 / 1000)
-			break;
-		assert_int_equal(h2t, 9);
-		assert_int_equal(t2h, 0);
+	/* 59 ms in: the ARP request still sits in HOST_TO_TILE. */
+	for (unsigned int ms = 0; ms < 59; ms++) {
+		assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 9);
+		assert_int_equal(rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS), 0);
+		rsh_clock_advance_ns(1000000);
 	}
 	assert_int_equal(rsh_t_astats(&t).fault_stalls, 1);
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
-	assert_true((rte_get_timer_cycles() - t0) * 1000 / rte_get_timer_hz() >= 50);
+	assert_true(rsh_cyc_ns(rsh_now() - t0) >= 60000000ull);
 	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
 	rsh_t_close(&t);
+	rsh_clock_virtual_set(false);
 }
 
 /* ctrl=reply: CTRL_REQ is answered with MAC_1, MAC_2, VLAN_ID, PXE_ID;
