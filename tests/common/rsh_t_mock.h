@@ -360,24 +360,22 @@ rsh_t_mock_of(struct rsh_dev *dev)
 }
 
 /*
- * A sane device of generation gen named name: FABRIC_DIM answers,
- * BOOT_CONTROL 2, RESET_CONTROL's upper half set (the key must keep it),
- * then rsh_t_next applied. NULL when out of memory.
+ * Make m (zeroed, possibly embedded in a test's struct) a sane device of
+ * generation gen named name: FABRIC_DIM answers, BOOT_CONTROL 2,
+ * RESET_CONTROL's upper half set (the key must keep it), then rsh_t_next
+ * applied. 0, or -ENOMEM (m->regs freed).
  */
-static inline struct rsh_t_mock *
-rsh_t_mock_new(const char *name, enum rsh_gen gen)
+static inline int
+rsh_t_mock_init(struct rsh_t_mock *m, const char *name, enum rsh_gen gen)
 {
-	struct rsh_t_mock *m = calloc(1, sizeof(*m));
-
-	if (m == NULL)
-		return NULL;
 	m->be.ops = &rsh_t_ops;
 	m->be.gen = gen;
 	m->be.bar_size = gen == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 : RSH_BAR0_SIZE_BF12;
 	m->regs = calloc(m->be.bar_size / 8, sizeof(uint64_t));
 	if (m->regs == NULL || rsh_regmap_init(&m->map, gen) != 0) {
-		rsh_t_mock_free(m);
-		return NULL;
+		free(m->regs);
+		m->regs = NULL;
+		return -ENOMEM;
 	}
 	snprintf(m->be.name, sizeof(m->be.name), "%s", name);
 	*rsh_t_reg(m, RSH_FABRIC_DIM) = rsh_t_next.set_fabric ? rsh_t_next.fabric :
@@ -390,6 +388,19 @@ rsh_t_mock_new(const char *name, enum rsh_gen gen)
 	m->hooks = rsh_t_next.hooks;
 	m->ctx = rsh_t_next.ctx;
 	m->keep = rsh_t_next.keep;
+	return 0;
+}
+
+/* A new mock (rsh_t_mock_init), NULL when out of memory. */
+static inline struct rsh_t_mock *
+rsh_t_mock_new(const char *name, enum rsh_gen gen)
+{
+	struct rsh_t_mock *m = calloc(1, sizeof(*m));
+
+	if (m != NULL && rsh_t_mock_init(m, name, gen) != 0) {
+		free(m);
+		m = NULL;
+	}
 	return m;
 }
 

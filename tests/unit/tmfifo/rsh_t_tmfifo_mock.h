@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The mock backend shared by the TM FIFO mux/demux tests (test_tmfifo_tx.c,
- * test_tmfifo_rx.c): two in-memory 256-word FIFOs behind a struct
- * rsh_backend_ops, checked word by word, the ARM side that drains and fills
- * them, and the per-case setup/teardown of a fake device over the mock.
+ * The TM FIFO mux/demux tests' model (test_tmfifo_tx.c, test_tmfifo_rx.c)
+ * on the tests' one mock backend (tests/common/rsh_t_mock.h): two
+ * in-memory 256-word FIFOs behind its hooks, checked burst by burst and
+ * word by word, the ARM side that drains and fills them, and the per-case
+ * setup/teardown of a fake device over the mock.
  */
 #ifndef RSH_T_TMFIFO_MOCK_H
 #define RSH_T_TMFIFO_MOCK_H
@@ -25,6 +26,7 @@
 #include <rte_mbuf.h>
 
 #include "rsh_dev_priv.h"
+#include "rsh_t_mock.h"
 #include "rsh_tmfifo_api.h"
 #include "rsh_tmfifo_proto.h"
 
@@ -40,7 +42,7 @@ struct rsh_t_fifo {
 
 /* The mock backend and what it observed. */
 struct rsh_t_be {
-	struct rsh_backend be;
+	struct rsh_t_mock mk;   /* first: the backend */
 	struct rsh_regmap map;
 	struct rsh_t_fifo htt, tth;
 	/* HTT side: STS reads in this poll pass, credit then. */
@@ -88,55 +90,55 @@ rsh_t_pop(struct rsh_t_fifo *f)
 	return w;
 }
 
-/* Mock register read: the two STS registers. */
-static inline uint64_t
-rsh_t_read64(struct rsh_backend *be, uint32_t off)
+/* Hook: the two STS registers; other registers read 0. */
+static inline bool
+rsh_t_read64(struct rsh_t_mock *mk, uint32_t off, uint64_t *v)
 {
-	struct rsh_t_be *m = (struct rsh_t_be *)be;
+	struct rsh_t_be *m = (struct rsh_t_be *)mk;
 
-	be->stats.reads++;
 	if (m->sts_bad != 0 && (off == m->map.off[RSH_TM_HOST_TO_TILE_STS] ||
 				off == m->map.off[RSH_TM_TILE_TO_HOST_STS])) {
 		m->htt_sts_pass += off == m->map.off[RSH_TM_HOST_TO_TILE_STS];
 		m->tth_sts_pass += off == m->map.off[RSH_TM_TILE_TO_HOST_STS];
-		return m->sts_bad;
-	}
-	if (off == m->map.off[RSH_TM_HOST_TO_TILE_STS]) {
+		*v = m->sts_bad;
+	} else if (off == m->map.off[RSH_TM_HOST_TO_TILE_STS]) {
 		m->htt_sts_reads++;
 		m->htt_sts_pass++;
 		if (m->htt_sts_pass > 1)
 			m->sts_violations++;
 		m->htt_credit = m->htt.cnt >= 253 ? 0 : 253 - m->htt.cnt;
-		return m->htt.cnt;
-	}
-	if (off == m->map.off[RSH_TM_TILE_TO_HOST_STS]) {
+		*v = m->htt.cnt;
+	} else if (off == m->map.off[RSH_TM_TILE_TO_HOST_STS]) {
 		m->tth_sts_reads++;
 		m->tth_sts_pass++;
 		assert_true(m->tth_sts_pass <= 1);
-		return m->tth.cnt;
+		*v = m->tth.cnt;
+	} else {
+		*v = 0;
 	}
-	return 0;
+	return true;
 }
 
-/* Mock register write: nothing else is expected. */
-static inline void
-rsh_t_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
+/* Hook: register writes are only counted (nothing else is expected). */
+static inline bool
+rsh_t_write64(struct rsh_t_mock *mk, uint32_t off, uint64_t v)
 {
+	RTE_SET_USED(mk);
 	RTE_SET_USED(off);
 	RTE_SET_USED(v);
-	be->stats.writes++;
+	return true;
 }
 
-/* HTT burst: checks one STS read per burst and the 256-count-3 credit. */
-static inline void
-rsh_t_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
+/* Hook, HTT burst: checks one STS read per burst and the 256-count-3
+ * credit. */
+static inline bool
+rsh_t_write_fifo(struct rsh_t_mock *mk, uint32_t off, const uint64_t *w,
 		 unsigned int n)
 {
-	struct rsh_t_be *m = (struct rsh_t_be *)be;
+	struct rsh_t_be *m = (struct rsh_t_be *)mk;
 	unsigned int i;
 
 	assert_int_equal(off, m->map.off[RSH_TM_HOST_TO_TILE_DATA]);
-	be->stats.writes += n;
 	m->write_calls++;
 	if (n > m->htt_credit)
 		m->credit_violations++;
@@ -146,39 +148,32 @@ rsh_t_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 	m->max_burst = RTE_MAX(m->max_burst, n);
 	for (i = 0; i < n; i++)
 		rsh_t_push(&m->htt, w[i]);
+	return true;
 }
 
-/* TTH burst: one STS read per burst, never more than available. */
-static inline void
-rsh_t_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
+/* Hook, TTH burst: one STS read per burst, never more than available. */
+static inline bool
+rsh_t_read_fifo(struct rsh_t_mock *mk, uint32_t off, uint64_t *w,
 		unsigned int n)
 {
-	struct rsh_t_be *m = (struct rsh_t_be *)be;
+	struct rsh_t_be *m = (struct rsh_t_be *)mk;
 	unsigned int i;
 
 	assert_int_equal(off, m->map.off[RSH_TM_TILE_TO_HOST_DATA]);
-	be->stats.reads += n;
 	m->read_calls++;
 	assert_int_equal(m->tth_sts_pass, 1);
 	assert_true(n <= m->tth.cnt);
 	for (i = 0; i < n; i++)
 		w[i] = rsh_t_pop(&m->tth);
+	return true;
 }
 
-/* Mock close: the mock is freed by the per-case teardown. */
-static inline void
-rsh_t_close(struct rsh_backend *be)
-{
-	RTE_SET_USED(be);
-}
-
-/* The mock behind the core's backend ops table. */
-static const struct rsh_backend_ops rsh_t_ops = {
-	.read64 = rsh_t_read64,
-	.write64 = rsh_t_write64,
-	.write_fifo = rsh_t_write_fifo,
-	.read_fifo = rsh_t_read_fifo,
-	.close = rsh_t_close,
+/* The TM FIFO model behind the mock's hooks. */
+static const struct rsh_t_hooks rsh_t_tm_hooks = {
+	.rd = rsh_t_read64,
+	.wr = rsh_t_write64,
+	.wfifo = rsh_t_write_fifo,
+	.rfifo = rsh_t_read_fifo,
 };
 
 /* ARM side: pop up to n words from HTT into the log. */
@@ -215,15 +210,15 @@ rsh_t_setup(void **state)
 
 	if (c == NULL)
 		return -1;
-	c->m.be.ops = &rsh_t_ops;
-	c->m.be.gen = RSH_GEN_BF3;
-	snprintf(c->m.be.name, sizeof(c->m.be.name), "mock:bf3");
-	if (rsh_regmap_init(&c->m.map, RSH_GEN_BF3) != 0) {
+	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
+	rsh_t_next.hooks = &rsh_t_tm_hooks;
+	if (rsh_t_mock_init(&c->m.mk, "mock:bf3", RSH_GEN_BF3) != 0) {
 		free(c);
 		return -1;
 	}
+	c->m.map = c->m.mk.map;
 	snprintf(c->dev.name, sizeof(c->dev.name), "mock:bf3");
-	c->dev.be = &c->m.be;
+	c->dev.be = &c->m.mk.be;
 	c->dev.map = c->m.map;
 	*state = c;
 	return 0;
@@ -236,6 +231,7 @@ rsh_t_teardown(void **state)
 	struct rsh_t_ctx *c = *state;
 
 	rsh_tmfifo_detach(&c->dev);
+	free(c->m.mk.regs);
 	free(c);
 	return 0;
 }

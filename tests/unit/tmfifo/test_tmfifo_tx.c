@@ -320,12 +320,12 @@ test_idle_mmio(void **state)
 	unsigned int i;
 
 	rsh_t_attach(c, 64, false);
-	r0 = c->m.be.stats.reads;
+	r0 = c->m.mk.be.stats.reads;
 	for (i = 0; i < 100; i++)
 		assert_int_equal(rsh_t_poll(c), 0);
-	assert_int_equal(c->m.be.stats.reads - r0, 100);
+	assert_int_equal(c->m.mk.be.stats.reads - r0, 100);
 	assert_int_equal(c->m.htt_sts_reads, 0);
-	assert_int_equal(c->m.be.stats.writes, 0);
+	assert_int_equal(c->m.mk.be.stats.writes, 0);
 }
 
 /* BlueField-1: no HOST_TO_TILE burst longer than 15 posted writes (each
@@ -339,7 +339,7 @@ test_tx_bf1_write_runs(void **state)
 	uint8_t con[3000];
 	unsigned int i, polls = 0;
 
-	c->m.be.gen = RSH_GEN_BF1;
+	c->m.mk.be.gen = RSH_GEN_BF1;
 	rsh_t_attach(c, 256, false);
 	for (i = 0; i < sizeof(con); i++)
 		con[i] = (uint8_t)(i * 13 + 1);
