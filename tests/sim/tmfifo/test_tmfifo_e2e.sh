@@ -130,7 +130,9 @@ for gen in bf2 bf3; do
 	start_app "sim:$gen" --push-boot "$demo" --console --log-wait 5 || continue
 	grep -q "DPU is ready" "$tmp/out" && pass "$gen: push-boot before the channels" ||
 		fail "$gen: no boot log before the channels"
-	out=$(ping -c 200 -i 0.01 -q 192.168.100.2 2>&1)
+	# -w: every reply counts however late it comes (a loaded host delays
+	# them); loss means a frame was really dropped.
+	out=$(ping -c 200 -i 0.01 -w 120 -q 192.168.100.2 2>&1)
 	grep -q " 0% packet loss" <<<"$out" && pass "$gen: ping 200, 0% loss" ||
 		fail "$gen: ping: $out"
 	m=marker-$RANDOM$RANDOM
@@ -167,7 +169,7 @@ fi
 # later pings still succeed.
 if start_app "sim:bf2,booted=1,corrupt@3,oversize@6" --console; then
 	console "faults: console still works" "echo after-fault" "after-fault"
-	out=$(ping -c 20 -i 0.02 -q 192.168.100.2 2>&1)
+	out=$(ping -c 20 -i 0.02 -w 60 -q 192.168.100.2 2>&1)
 	grep -q " 0% packet loss" <<<"$out" && pass "faults: ping after faults" || fail "faults: ping: $out"
 	stop_app "faults"
 	stat_ge "faults: corrupt header counted" rx_drop_unknown 1
@@ -210,7 +212,7 @@ for _ in $(seq 50); do
 	ip netns exec "$dpu_ns" ping -c 1 -W 1 192.168.100.1 >/dev/null 2>&1 && { ok=1; break; }
 	sleep 0.2
 done
-[ -n "$ok" ] && out=$(ip netns exec "$dpu_ns" ping -c 20 -i 0.02 -q 192.168.100.1 2>&1)
+[ -n "$ok" ] && out=$(ip netns exec "$dpu_ns" ping -c 20 -i 0.02 -w 60 -q 192.168.100.1 2>&1)
 [ -n "$ok" ] && grep -q " 0% packet loss" <<<"$out" && pass "ethdev: DPU pings the DPDK port" ||
 	fail "ethdev: ${out:-no answer}: $(tail -3 "$tmp/err")"
 kill -TERM "$pid"; wait "$pid"; pid=

@@ -288,7 +288,9 @@ test_netns_signal_cleanup(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_false(rsh_t_netns_listed(name));
-	usleep(100000);
+	/* The shell got its signal; it dies when the scheduler lets it. */
+	for (int i = 0; i < 1000 && !rsh_t_pid_dead(sh); i++)
+		usleep(10000);
 	assert_true(rsh_t_pid_dead(sh));
 }
 
