@@ -253,6 +253,39 @@ rsh_tmfifo_detach(struct rsh_dev *dev)
 	rsh_tmf_free(t);
 }
 
+/* Command step: the device is back; drop, discard and resync. */
+static int
+rsh_tmf_resync_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_tmfifo *t = c->dev->tmfifo;
+	int rc;
+
+	RTE_SET_USED(now);
+	if (t == NULL) {
+		rsh_err_set("%s: tmfifo channels not open", c->dev->name);
+		return rsh_cmd_finish(c, -ENOENT);
+	}
+	rc = rsh_tmf_revive(t);
+	if (rc != 0)
+		rsh_err_set("%s: TM FIFO status still unreadable (%s); not resynchronised",
+			    c->dev->name, rc == -ENODEV ? "device gone" : "device in reset");
+	return rsh_cmd_finish(c, rc);
+}
+
+/* The device is back after it was gone, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_resync(struct rsh_dev *dev)
+{
+	struct rsh_cmd c;
+
+	if (__atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE) == NULL) {
+		rsh_err_set("%s: tmfifo channels not open", dev->name);
+		return -ENOENT;
+	}
+	rsh_cmd_init(&c, dev, "tmfifo resync", rsh_tmf_resync_step);
+	return rsh_cmd_exec(&c);
+}
+
 /* Health of the TM FIFO path, see rsh_tmfifo_api.h. */
 int
 rsh_tmfifo_status(struct rsh_dev *dev)
