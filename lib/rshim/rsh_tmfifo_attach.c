@@ -117,7 +117,7 @@ rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
 	t->ctrl = rte_ring_create_elem(name, sizeof(uint64_t), RSH_TMF_CTRL_RING,
 				       o->socket_id, RING_F_SC_DEQ);
 	if (t->rx_pool == NULL || t->tx_pool == NULL || t->ctrl == NULL)
-		return -ENOMEM;
+		return -ENOMEM; /* the caller names what to reserve */
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
 		if (!open[c])
 			continue;
@@ -225,8 +225,9 @@ fail_free:
 	rsh_tmf_free(t);
 fail:
 	if (rc == -ENOMEM)
-		rsh_err_set("%s: no memory for tmfifo rings/pools (%s)", dev->name,
-			    rte_strerror(rte_errno));
+		rsh_err_set("%s: out of DPDK memory for the tmfifo rings and mbuf pools (%u MiB for %u + %u mbufs); reserve more hugepages (e.g. dpdk-hugepages.py -p 2M -r 1G) or, without hugepages, give EAL more memory (-m)",
+			    dev->name, (unsigned int)(((uint64_t)o->pool_size * 2 *
+			    (RTE_MBUF_DEFAULT_BUF_SIZE + 192) >> 20) + 1), o->pool_size, o->pool_size);
 	return rc;
 }
 
