@@ -30,6 +30,8 @@
 #define RSH_SVC_MAX_DEVS 16
 #define RSH_SVC_MAX_CONF 64
 #define RSH_SVC_CONS_BUF (64u * 1024u)
+/* Content of a configuration line, comments not counted (any length). */
+#define RSH_SVC_CONF_LINE_MAX 1024u
 
 /* Exit codes (documented in rshim-pmd.8). */
 enum rsh_svc_exit {
@@ -160,6 +162,9 @@ void rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
 
 /* config.c */
 void rsh_svc_conf_default(struct rsh_svc_conf *c);
+/* s (len bytes) for a log line: bytes outside printable ASCII, '\\' and
+ * '"' as \xNN; out always terminated. */
+void rsh_svc_escape(const char *s, size_t len, char *out, size_t size);
 /* Parse a file; a bad line → one error naming file:line, -EINVAL. A
  * missing file is not an error when !required. */
 int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
