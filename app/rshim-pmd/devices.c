@@ -142,6 +142,7 @@ static struct rsh_svc_dev *
 rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 {
 	struct rsh_svc_dev *d = NULL;
+	pthread_condattr_t ca;
 
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS && d == NULL; i++)
 		if (!s->devs[i].used)
@@ -162,6 +163,10 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 	d->display_level = s->conf.display_level;
 	d->boot_timeout_s = s->conf.boot_timeout_s;
 	pthread_mutex_init(&d->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->boot_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_unlock(&s->relay_mu);
 	return d;
 }
@@ -171,6 +176,7 @@ static void
 rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_unlock_dev(s, d->devstr, d->lock_fd);
+	pthread_cond_destroy(&d->boot_cv);
 	pthread_mutex_destroy(&d->mu);
 	pthread_mutex_lock(&s->relay_mu);
 	d->used = false;
@@ -214,7 +220,7 @@ rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_publish(s, d, false);
 	rsh_svc_nodes_stop(d);
-	rsh_svc_boot_release(d, 0, 0);
+	rsh_svc_boot_stop(d);
 	rsh_svc_cons_close(d);
 	rsh_svc_tap_close(d);
 	if (d->dev != NULL) {

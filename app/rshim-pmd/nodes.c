@@ -59,8 +59,6 @@ struct rsh_svc_misc_fh {
 	char buf[8192];
 };
 
-#define RSH_SVC_FH_BOOT_WRITER 1ull
-
 /* Track a misc open (FUSE threads). */
 static void
 rsh_svc_fh_link(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
@@ -239,16 +237,6 @@ rsh_svc_boot_intr(fuse_req_t req, void *arg)
 	rsh_svc_boot_cancel(arg);
 }
 
-/* A boot open was interrupted: cancel its reset delay only. */
-static void
-rsh_svc_boot_open_intr(fuse_req_t req, void *arg)
-{
-	struct rsh_svc_dev *d = arg;
-
-	(void)req;
-	__atomic_store_n(&d->boot_cancel, 1, __ATOMIC_RELAXED);
-}
-
 /* open: boot takes the one writer slot; misc renders its text. */
 static void
 rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -256,6 +244,7 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct rsh_svc_misc_fh *m;
+	uint64_t gen;
 	int rc;
 
 	if (rsh_svc_gone(req, f))
@@ -269,13 +258,13 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if (ino == RSH_SVC_INO_BOOT) {
 		/* The reset delay of the open is interruptible too. */
-		fuse_req_interrupt_func(req, rsh_svc_boot_open_intr, f->d);
-		rc = rsh_svc_boot_open(f->s, f->d, ctx->uid, ctx->pid);
+		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
+		rc = rsh_svc_boot_open(f->s, f->d, ctx->uid, ctx->pid, &gen);
 		if (rc < 0) {
 			fuse_reply_err(req, -rc);
 			return;
 		}
-		fi->fh = RSH_SVC_FH_BOOT_WRITER;
+		fi->fh = gen; /* the open's generation: never 0 */
 	} else if (ino == RSH_SVC_INO_MISC && (fi->flags & O_ACCMODE) != O_WRONLY) {
 		m = calloc(1, sizeof(*m));
 		if (m == NULL) {
@@ -323,9 +312,9 @@ rsh_svc_ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	(void)off;
 	if (rsh_svc_gone(req, f))
 		return;
-	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER) {
+	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0) {
 		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
-		rc = rsh_svc_boot_write(f->d, buf, size);
+		rc = rsh_svc_boot_write(f->d, fi->fh, buf, size);
 	} else if (ino == RSH_SVC_INO_MISC) {
 		rc = rsh_svc_misc_write(f->s, f->d, buf, size, ctx->uid, ctx->pid);
 	} else {
@@ -338,29 +327,28 @@ rsh_svc_ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 }
 
 /* flush (every close): the boot writer learns the push's outcome here,
- * because close(2) returns flush's error. */
+ * because close(2) returns flush's error; the push ends here. */
 static void
 rsh_svc_ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
 	int rc = 0;
 
-	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER) {
+	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0) {
 		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
-		rc = rsh_svc_boot_flush(f->d);
+		rc = rsh_svc_boot_flush(f->d, fi->fh);
 	}
 	fuse_reply_err(req, rc < 0 ? -rc : 0);
 }
 
-/* release: the boot push ends (tail padding, BOOT_CONTROL=1). */
+/* release: a boot push nobody wrote to ends here; misc text is freed. */
 static void
 rsh_svc_ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 
-	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER)
-		rsh_svc_boot_release(f->d, ctx->uid, ctx->pid);
+	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0)
+		rsh_svc_boot_release(f->d, fi->fh);
 	else if (ino == RSH_SVC_INO_MISC && fi->fh != 0)
 		rsh_svc_fh_free(f, (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);

@@ -95,9 +95,18 @@ struct rsh_svc_dev {
 	struct rsh_svc_fuse *fuse;
 	pthread_mutex_t mu;        /* guards the fields below (never held
 				    * across a device wait) */
-	struct rsh_boot *boot;     /* the one boot writer, or NULL */
-	bool boot_opening;
-	int boot_cancel;           /* cancels the reset delay of an open */
+	struct rsh_boot *boot;     /* the one boot writer's push, or NULL */
+	bool boot_opening;         /* the slot's open sequence runs */
+	bool boot_closing;         /* the slot's push is ending (tail, BOOT_CONTROL) */
+	bool boot_ending;          /* no new write may take the push */
+	bool boot_wrote;           /* the slot's open wrote data */
+	bool boot_idle_closed;     /* ... and was closed without any */
+	uint64_t boot_gen;         /* generation (FUSE fh) of the slot's open */
+	uint64_t boot_next_gen;
+	unsigned int boot_users;   /* writes in flight on boot */
+	uint64_t boot_cancels;     /* rsh_svc_boot_cancel() calls */
+	pthread_cond_t boot_cv;    /* with mu: users, slot and cancels changed */
+	int boot_cancel;           /* the push's cancel flag (atomic) */
 	uid_t boot_uid;
 	pid_t boot_pid;
 	uint64_t boot_bytes;       /* total pushed through the node */
@@ -185,10 +194,12 @@ void rsh_svc_nodes_stop(struct rsh_svc_dev *d);
 
 /* node_boot.c / node_misc.c / node_rshim.c (FUSE threads). */
 int rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid,
-		      pid_t pid);
-int rsh_svc_boot_write(struct rsh_svc_dev *d, const void *buf, size_t len);
-int rsh_svc_boot_flush(struct rsh_svc_dev *d);
-void rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid);
+		      pid_t pid, uint64_t *gen);
+int rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf,
+		       size_t len);
+int rsh_svc_boot_flush(struct rsh_svc_dev *d, uint64_t gen);
+void rsh_svc_boot_release(struct rsh_svc_dev *d, uint64_t gen);
+void rsh_svc_boot_stop(struct rsh_svc_dev *d);
 void rsh_svc_boot_cancel(struct rsh_svc_dev *d);
 int rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size);
 void rsh_svc_misc_init(struct rsh_svc_dev *d);
