@@ -18,8 +18,6 @@
 #include <fuse_lowlevel.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,8 +42,8 @@ struct rsh_svc_fuse {
 	struct rsh_svc *s;
 	struct rsh_svc_dev *d;
 	struct fuse_session *se;
-	pthread_t thread;
-	bool mounted;
+	struct rsh_svc_loop loop;
+	bool looping;
 	pthread_mutex_t fh_mu;     /* guards open_fh */
 	struct rsh_svc_misc_fh *open_fh; /* misc opens not yet released:
 					  * freed at unmount if the release
@@ -412,100 +410,54 @@ static const struct fuse_lowlevel_ops rsh_svc_ll_ops = {
 	.ioctl = rsh_svc_ll_ioctl,
 };
 
-/* The session's loop (its own threads: a stalled boot write never holds
- * misc or rshim of the same device). */
-static void *
-rsh_svc_fuse_thread(void *arg)
-{
-	struct rsh_svc_fuse *f = arg;
-	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-
-	if (cfg != NULL) {
-		fuse_loop_cfg_set_max_threads(cfg, 8);
-		fuse_session_loop_mt(f->se, cfg);
-		fuse_loop_cfg_destroy(cfg);
-	}
-	return NULL;
-}
-
-/*
- * Create DIR/rshimN. A directory left mounted by a service that died
- * ("Transport endpoint is not connected") is unmounted first, so a
- * restarted service serves the same path.
- */
-static int
-rsh_svc_mnt_prepare(struct rsh_svc_dev *d)
-{
-	char parent[PATH_MAX + 4];
-	struct stat st, pst;
-	struct statfs sf;
-	int rc = stat(d->mnt, &st);
-
-	/* statfs always asks the FUSE server (stat may answer from cache). */
-	if (rc == 0 && statfs(d->mnt, &sf) < 0)
-		rc = -1;
-	if (rc < 0 && (errno == ENOTCONN || errno == ECONNABORTED)) {
-		RSH_SVC_LOG(NOTICE, d->name, "%s: stale mount of a service that died; unmounting it",
-			    d->mnt);
-		if (umount2(d->mnt, MNT_DETACH) < 0)
-			RSH_SVC_LOG(WARNING, d->name, "cannot unmount %s: %s", d->mnt,
-				    strerror(errno));
-	} else if (rc == 0) {
-		snprintf(parent, sizeof(parent), "%.4090s/..", d->mnt);
-		if (stat(parent, &pst) == 0 && pst.st_dev != st.st_dev) {
-			RSH_SVC_LOG(ERR, d->name, "%s is mounted by another process (another rshim-pmd?); name this device another rshimN",
-				    d->mnt);
-			return -EBUSY;
-		}
-	}
-	if (mkdir(d->mnt, 0755) < 0 && errno != EEXIST) {
-		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s", d->mnt, strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-/* Mount DIR/rshimN and serve it. */
+/* Mount DIR/rshimN and serve it (fuse_loop.c: mount point, threads). */
 int
 rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
-	char *argv[] = { "rshim-pmd", "-o",
-		"allow_other,default_permissions,fsname=rshim-pmd,subtype=rshim-pmd",
-		NULL };
-	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	char *argv[] = { "rshim-pmd", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
 	struct rsh_svc_fuse *f = calloc(1, sizeof(*f));
+	char dev_fd[32];
+	bool created;
+	int fd = -1;
 
 	if (f == NULL)
 		return -ENOMEM;
 	f->s = s;
 	f->d = d;
 	pthread_mutex_init(&f->fh_mu, NULL);
-	if (rsh_svc_mnt_prepare(d) < 0)
-		goto fail;
+	if (rsh_svc_mnt_make(d, &fd, &created) < 0)
+		goto fail_free;
 	f->se = fuse_session_new(&args, &rsh_svc_ll_ops, sizeof(rsh_svc_ll_ops), f);
 	fuse_opt_free_args(&args);
-	if (f->se == NULL || fuse_session_mount(f->se, d->mnt) != 0) {
-		RSH_SVC_LOG(ERR, d->name, "cannot mount %s (FUSE: is /dev/fuse there and fuse3 installed?)",
-			    d->mnt);
+	snprintf(dev_fd, sizeof(dev_fd), "/dev/fd/%d", fd);
+	/* libfuse takes the mounted connection (and closes it at destroy). */
+	if (f->se == NULL || fuse_session_mount(f->se, dev_fd) != 0)
 		goto fail;
-	}
-	f->mounted = true;
-	if (pthread_create(&f->thread, NULL, rsh_svc_fuse_thread, f) != 0)
+	fd = -1;
+	if (rsh_svc_loop_start(&f->loop, f->se, fuse_session_fd(f->se)) < 0)
 		goto fail;
+	f->looping = true;
 	d->fuse = f;
 	return 0;
 fail:
-	if (f->mounted)
-		fuse_session_unmount(f->se);
+	RSH_SVC_LOG(ERR, d->name, "cannot serve %s (FUSE session)", d->mnt);
+	if (fd >= 0)
+		close(fd);
+	rsh_svc_mnt_drop(d);
 	if (f->se != NULL)
 		fuse_session_destroy(f->se);
-	rmdir(d->mnt);
+fail_free:
 	pthread_mutex_destroy(&f->fh_mu);
 	free(f);
 	return -EIO;
 }
 
-/* Unmount, stop the session, remove DIR/rshimN. */
+/*
+ * Detach DIR/rshimN, stop the session's threads, end the connection,
+ * remove the directory. Never waits for the mount's users: a file still
+ * open or a shell inside answers ENOTCONN from then on.
+ */
 void
 rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 {
@@ -513,12 +465,13 @@ rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 
 	if (f == NULL)
 		return;
+	/* Requests that wait (a push, an open's reset delay) end now. */
 	rsh_svc_boot_cancel(d);
-	fuse_session_exit(f->se);
-	fuse_session_unmount(f->se);
-	pthread_join(f->thread, NULL);
+	rsh_svc_mnt_drop(d);
+	if (f->looping)
+		rsh_svc_loop_stop(&f->loop);
+	/* Closes /dev/fuse: requests still queued are answered ENOTCONN. */
 	fuse_session_destroy(f->se);
-	rmdir(d->mnt);
 	while (f->open_fh != NULL)
 		rsh_svc_fh_free(f, f->open_fh);
 	pthread_mutex_destroy(&f->fh_mu);

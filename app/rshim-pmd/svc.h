@@ -188,6 +188,23 @@ void rsh_svc_check_health(struct rsh_svc *s);
 void rsh_svc_stop_all(struct rsh_svc *s);
 struct rsh_svc_dev *rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx);
 
+/* fuse_loop.c: the mount point and the threads of a FUSE session. */
+#define RSH_SVC_FUSE_THREADS 8
+struct fuse_session;
+struct rsh_svc_loop {
+	struct fuse_session *se;
+	int fd;                    /* the connection (/dev/fuse, non-blocking) */
+	int stop_fd;               /* eventfd: readable once the workers must go */
+	pthread_mutex_t mu;        /* guards the fields below */
+	pthread_t threads[RSH_SVC_FUSE_THREADS];
+	unsigned int n, idle;
+	bool stopping;
+};
+int rsh_svc_mnt_make(struct rsh_svc_dev *d, int *fuse_fd, bool *created);
+void rsh_svc_mnt_drop(struct rsh_svc_dev *d);
+int rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd);
+void rsh_svc_loop_stop(struct rsh_svc_loop *l);
+
 /* nodes.c: the FUSE directory of a device. */
 int rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d);
 void rsh_svc_nodes_stop(struct rsh_svc_dev *d);
