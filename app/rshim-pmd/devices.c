@@ -11,10 +11,58 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsh_svc_lock.h"
 #include "svc.h"
+
+/* Why the lock directory (opened in fd) must not be used, or NULL. */
+static const char *
+rsh_svc_run_dir_bad(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return strerror(errno);
+	if (st.st_uid != geteuid())
+		return "not owned by root";
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return "writable by group or others";
+	return NULL;
+}
+
+/*
+ * The lock directory: created 0755 when missing; refused when it is a
+ * symbolic link, not a directory, not root's, or writable by group or
+ * others (a user could plant links to files root would then write).
+ * 0, or -errno with one line.
+ */
+int
+rsh_svc_run_dir_check(struct rsh_svc *s)
+{
+	bool made = mkdir(s->run_dir, 0755) == 0;
+	int fd = open(s->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const char *why;
+	int rc = 0;
+
+	if (fd < 0) {
+		rc = -errno;
+		why = errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a directory" :
+		      strerror(errno);
+	} else {
+		/* Whatever the umask: readable by all, writable by root. */
+		if (made && fchmod(fd, 0755) < 0)
+			rc = -errno;
+		why = rc < 0 ? strerror(-rc) : rsh_svc_run_dir_bad(fd);
+		close(fd);
+	}
+	if (why == NULL)
+		return 0;
+	rsh_svc_err("%s: %s: the device locks need a directory of root's that only root can write (remove it, or give another --run-dir)",
+		    s->run_dir, why);
+	return rc < 0 ? rc : -EPERM;
+}
 
 /* Take the device's lock (shareable devices only; a private emulation
  * needs none): -EBUSY with one line naming the holder. */
@@ -22,13 +70,10 @@ int
 rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
 {
 	struct rsh_svc_lock_holder h;
-	int rc;
+	int rc = rsh_svc_run_dir_check(s);
 
-	if (mkdir(s->run_dir, 0755) < 0 && errno != EEXIST) {
-		rsh_svc_err("cannot create %s: %s (run as root, or give --run-dir)",
-			    s->run_dir, strerror(errno));
-		return -errno;
-	}
+	if (rc < 0)
+		return rc;
 	rc = rsh_svc_lock_take(s->run_dir, devstr, out, &h);
 	if (rc == -EBUSY) {
 		char who[48];
@@ -37,6 +82,9 @@ rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
 		rsh_svc_err("%s is held by rshim-pmd pid %s; stop that service, or use its nodes (e.g. /dev/%s/boot)",
 			    devstr, h.pid > 0 ? who : "(unknown)",
 			    h.name[0] != '\0' ? h.name : "rshimN");
+	} else if (rc == -ELOOP || rc == -EMLINK || rc == -EPERM) {
+		rsh_svc_err("%s: its lock file in %s is not a plain file of root's (a link?); not served: remove it",
+			    devstr, s->run_dir);
 	} else if (rc < 0) {
 		rsh_svc_err("%s: cannot use its lock file in %s: %s", devstr, s->run_dir,
 			    strerror(-rc));

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -292,6 +293,20 @@ rsh_svc_abs(const char *path)
 	return store[used++];
 }
 
+/* The node directory must be there: nothing could be served otherwise. */
+static int
+rsh_svc_dev_dir_check(const struct rsh_svc *s)
+{
+	struct stat st;
+	int rc = stat(s->dev_dir, &st);
+
+	if (rc == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	rsh_svc_err("%s: %s (the rshimN directories go there: create it, or give another --dev-dir)",
+		    s->dev_dir, rc < 0 ? strerror(errno) : "not a directory");
+	return -1;
+}
+
 /* Load the configuration and apply the group; exit code on error. */
 static int
 rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
@@ -432,6 +447,8 @@ main(int argc, char **argv)
 	code = rsh_svc_load(&s, &s.conf, conf_given);
 	if (code != 0)
 		return code;
+	if (rsh_svc_dev_dir_check(&s) < 0 || rsh_svc_run_dir_check(&s) < 0)
+		return RSH_SVC_EXIT_FAIL;
 	if (rsh_svc_daemonise(&s) < 0)
 		return RSH_SVC_EXIT_FAIL;
 	/* Before EAL registers its exit handlers: this one runs after them. */

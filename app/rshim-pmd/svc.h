@@ -181,6 +181,7 @@ int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
 int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
 
 /* devices.c */
+int rsh_svc_run_dir_check(struct rsh_svc *s);
 int rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *fd);
 void rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd);
 int rsh_svc_sync_devices(struct rsh_svc *s);
