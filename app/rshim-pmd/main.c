@@ -208,11 +208,20 @@ rsh_svc_have_hugepages(void)
 	return ok;
 }
 
+/*
+ * DPDK memory on --no-huge, MiB: the EAL's own, plus what one device
+ * takes at most (its TM FIFO mbuf pools and rings, a push's chunk pool,
+ * the TAP's offload buffers) for every device the service may serve,
+ * since devices join on SIGHUP. Only what is used is ever touched.
+ */
+#define RSH_SVC_MEM_BASE_MB 64u
+#define RSH_SVC_MEM_DEV_MB 40u
+
 /* EAL: one worker lcore for the poll loop when there are two cores. */
 static int
 rsh_svc_eal(struct rsh_svc *s)
 {
-	static char lcores[8], prefix[96], level[48];
+	static char lcores[8], prefix[96], level[48], mem[16];
 	char *eal[20];
 	int n = 0;
 	static const int map[5] = { RTE_LOG_ERR, RTE_LOG_WARNING, RTE_LOG_NOTICE,
@@ -229,8 +238,10 @@ rsh_svc_eal(struct rsh_svc *s)
 	} else {
 		eal[n++] = "--no-huge";
 		eal[n++] = "--no-shconf";
+		snprintf(mem, sizeof(mem), "%u",
+			 RSH_SVC_MEM_BASE_MB + RSH_SVC_MEM_DEV_MB * RSH_SVC_MAX_DEVS);
 		eal[n++] = "-m";
-		eal[n++] = "512";
+		eal[n++] = mem;
 	}
 	eal[n++] = "--iova-mode=va";
 	eal[n++] = "--no-pci";
