@@ -453,6 +453,14 @@ rsh_svc_check_health(struct rsh_svc *s)
 			RSH_SVC_LOG(WARNING, d->name, "%s reads all-ones: marked gone (nodes answer ENODEV, %s down)",
 				    d->devstr, d->tap.fd >= 0 ? d->tap.name : "no network");
 		} else if (rc == 0 && was) {
+			/* The channels first (on the poll lcore): what was
+			 * queued while gone is dropped and counted, and
+			 * the stream resynchronised, before users are let in. */
+			rc = rsh_tmfifo_resync(d->dev);
+			if (rc < 0 && rc != -ENOENT) {
+				RSH_SVC_LOG(INFO, d->name, "%s", rsh_last_error());
+				continue; /* the next check tries again */
+			}
 			__atomic_store_n(&d->gone, false, __ATOMIC_RELAXED);
 			rsh_svc_tap_set_up(d, true);
 			RSH_SVC_LOG(NOTICE, d->name, "%s answers again: back in service", d->devstr);

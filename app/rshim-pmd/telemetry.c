@@ -134,6 +134,7 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 		RSH_SVC_TEL_U64(rx_drop_oversize);
 		RSH_SVC_TEL_U64(rx_drop_closed);
 		RSH_SVC_TEL_U64(rx_drop_reset);
+		RSH_SVC_TEL_U64(tx_drop_gone);
 #undef RSH_SVC_TEL_U64
 	}
 	rte_tel_data_add_dict_u64(t, "console_dropped_unread", d->cons.dropped);
