@@ -144,6 +144,15 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 		fprintf(stderr, "rshim-pmd: %s\n", rsh_last_error());
 		return -EINVAL;
 	}
+	/* One device per string: the table, the rshimN lines and SIGHUP
+	 * name devices by it. */
+	for (unsigned int i = 0; i < s->n_only; i++) {
+		if (strcmp(s->only_dev[i], dst) != 0)
+			continue;
+		fprintf(stderr, "rshim-pmd: %s is given twice; one device per string (two emulated BlueFields need two strings, e.g. --sim bf3 --sim bf3,rev=2)\n",
+			dst);
+		return -EINVAL;
+	}
 	s->only_dev[s->n_only++] = dst;
 	s->sim_only |= sim;
 	s->allow_list |= !sim;

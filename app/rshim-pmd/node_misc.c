@@ -212,7 +212,8 @@ int
 rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 		   size_t len, uid_t uid, pid_t pid)
 {
-	char line[256], action[320], *save = NULL, *key, *v;
+	char line[256], shown[4 * 200 + 1], action[sizeof(shown) + 16], *save = NULL;
+	char *key, *v;
 	int rc;
 
 	(void)s;
@@ -221,10 +222,16 @@ rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 	memcpy(line, buf, len);
 	line[len] = '\0';
 	line[strcspn(line, "\n")] = '\0';
-	snprintf(action, sizeof(action), "misc write \"%.200s\"", line);
+	/* The line is the caller's: quoted with control bytes escaped. */
+	rsh_svc_escape(line, strnlen(line, 200), shown, sizeof(shown));
+	snprintf(action, sizeof(action), "misc write \"%s\"", shown);
 	rc = rsh_misc_write(d->dev, line);
-	if (rc < 0)
-		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
+	if (rc < 0) {
+		const char *e = rsh_last_error();
+
+		rsh_svc_escape(e, strlen(e), shown, sizeof(shown));
+		RSH_SVC_LOG(WARNING, d->name, "%s", shown);
+	}
 	if (rc == -ENOTSUP)
 		rc = -EOPNOTSUPP;
 	key = strtok_r(line, " \t", &save);
