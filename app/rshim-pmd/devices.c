@@ -430,6 +430,23 @@ rsh_svc_sync_devices(struct rsh_svc *s)
 	return (int)served;
 }
 
+/*
+ * A FUSE request runs a long device command (a push's open or end, a
+ * misc SW_RESET or log read): the health check's command would queue
+ * behind it on the poll lcore and hold the main loop (signals, every
+ * other device) for as long, so the device is checked next time.
+ */
+static bool
+rsh_svc_dev_ctl_busy(struct rsh_svc_dev *d)
+{
+	bool busy;
+
+	pthread_mutex_lock(&d->mu);
+	busy = d->boot_opening || d->boot_closing;
+	pthread_mutex_unlock(&d->mu);
+	return busy || __atomic_load_n(&d->ctl_busy, __ATOMIC_RELAXED) > 0;
+}
+
 /* Mark devices gone (all-ones) or back (answers again). */
 void
 rsh_svc_check_health(struct rsh_svc *s)
@@ -440,7 +457,7 @@ rsh_svc_check_health(struct rsh_svc *s)
 		uint64_t v;
 		int rc;
 
-		if (!d->used || d->dev == NULL)
+		if (!d->used || d->dev == NULL || rsh_svc_dev_ctl_busy(d))
 			continue;
 		rc = rsh_dev_reg_read(d->dev, RSH_BOOT_CONTROL, &v);
 		if (rc == -EBUSY || rc == -EIO)

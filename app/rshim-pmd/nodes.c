@@ -465,8 +465,10 @@ rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 
 	if (f == NULL)
 		return;
-	/* Requests that wait (a push, an open's reset delay) end now. */
+	/* Requests that wait (a push, an open's or SW_RESET's reset delay)
+	 * end now. */
 	rsh_svc_boot_cancel(d);
+	__atomic_store_n(&d->ctl_cancel, 1, __ATOMIC_RELAXED);
 	rsh_svc_mnt_drop(d);
 	if (f->looping)
 		rsh_svc_loop_stop(&f->loop);

@@ -117,6 +117,10 @@ struct rsh_svc_dev {
 	bool clear_on_read;
 	bool boot_reset_skip;
 	uint64_t misc_writes, reg_reads, reg_writes;
+	unsigned int ctl_busy;     /* misc reads/writes running a device command
+				    * (atomic): the health check waits its turn */
+	int ctl_cancel;            /* set when the nodes stop: a SW_RESET's
+				    * reset delay ends (atomic) */
 	/* relay thread */
 	struct rsh_svc_cons cons;
 	struct rsh_tap tap;        /* tmfifo_netN (app/common/rsh_tap.h) */

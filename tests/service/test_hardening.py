@@ -214,6 +214,33 @@ class HardeningTest(unittest.TestCase):
         self.assertIn("DEV_INFO        BlueField-3", misc_lines(s2, BASE))
         self.assertNotIn("stale mount", s2.text())
 
+    def test_sigterm_during_reset_delays(self):
+        # An open waiting out a 120 s reset delay, and a misc SW_RESET
+        # waiting out the device's 120 s one: SIGTERM does not wait for
+        # either (the health check never queues behind them either).
+        s = self.svc(["bf3", "bf2,resetdelay=120s"], conf="PCIE_RESET_DELAY 120\n")
+        opener = subprocess.Popen(["sh", "-c", "exec 3>'%s'; exec sleep 600" %
+                                   s.node(BASE, "boot")], stderr=subprocess.DEVNULL)
+        resetter = subprocess.Popen(["sh", "-c", "printf 'SW_RESET 1' > '%s'" %
+                                     s.node(BASE + 1, "misc")], stderr=subprocess.DEVNULL)
+        self.procs += [opener, resetter]
+
+        def info(i):
+            return s.telemetry("/rshim/info,%d" % (BASE + i))["/rshim/info"]
+        self.assertTrue(wait_for(lambda: info(0)["state"] == "pushing" and
+                                 info(1)["control_busy"] == 1, 30))
+        s.proc.send_signal(signal.SIGTERM)
+        try:
+            code = s.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.assertEqual(code, 0, s.text())
+        self.assertNotEqual(resetter.wait(30), 0)
+        self.assertEqual(s.mounts(), [])
+        self.assertEqual(os.listdir(s.dev_dir), [])
+        text = s.text()
+        self.assertLess(text.index("stopping"), text.index("boot push start"), text)
+
     # -- 5. symbolic and hard links in the run and node directories ---------
 
     def _as_nobody(self, fn):
