@@ -234,28 +234,34 @@ rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 		   size_t len, uid_t uid, pid_t pid)
 {
 	char line[256], shown[4 * 200 + 1], action[sizeof(shown) + 16], *save = NULL;
-	char *key, *v;
+	char *key, *v, *nl;
 	int rc;
 
 	(void)s;
 	if (len == 0 || len >= sizeof(line))
 		return len == 0 ? 0 : -EINVAL;
 	memcpy(line, buf, len);
+	nl = memchr(line, '\n', len);
+	len = nl != NULL ? (size_t)(nl - line) : len;
 	line[len] = '\0';
-	line[strcspn(line, "\n")] = '\0';
 	/* The line is the caller's: quoted with control bytes escaped. */
-	rsh_svc_escape(line, strnlen(line, 200), shown, sizeof(shown));
+	rsh_svc_escape(line, len < 200 ? len : 200, shown, sizeof(shown));
 	snprintf(action, sizeof(action), "misc write \"%s\"", shown);
 	/* SW_RESET waits out the reset delay on the poll lcore: here, with
 	 * a cancel flag, so stopping the nodes never waits for it. */
 	__atomic_fetch_add(&d->ctl_busy, 1, __ATOMIC_RELAXED);
-	if (rsh_svc_misc_is_reset(line))
+	if (memchr(line, '\0', len) != NULL) {
+		/* A NUL would hide the rest of the line from the parser. */
+		rc = -EINVAL;
+	} else if (rsh_svc_misc_is_reset(line)) {
 		rc = rsh_dev_reset(d->dev, -1, &d->ctl_cancel);
-	else
+	} else {
 		rc = rsh_misc_write(d->dev, line);
+	}
 	__atomic_fetch_sub(&d->ctl_busy, 1, __ATOMIC_RELAXED);
 	if (rc < 0) {
-		const char *e = rsh_last_error();
+		const char *e = memchr(line, '\0', len) != NULL ?
+				"misc: a NUL byte in the line" : rsh_last_error();
 
 		rsh_svc_escape(e, strlen(e), shown, sizeof(shown));
 		RSH_SVC_LOG(WARNING, d->name, "%s", shown);

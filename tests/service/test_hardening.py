@@ -430,11 +430,17 @@ class HardeningTest(unittest.TestCase):
         self.assertEqual(cm.exception.errno, errno.EINVAL)
         with self.assertRaises(OSError):
             misc_write(s, BASE, "NO\x1b]0;owned\x07KEY 1\n")
+        # A NUL byte would hide the rest of the line: refused, not cut.
+        with self.assertRaises(OSError) as cm:
+            misc_write(s, BASE, "DISPLAY_LEVEL 1\0junk")
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        self.assertIn("DISPLAY_LEVEL   0", misc_lines(s, BASE))
         text = s.text()
         for c in ("\x1b", "\x07", "\x01"):
             self.assertNotIn(c, text)
         audit = [ln for ln in text.splitlines() if "audit:" in ln and "misc write" in ln]
-        self.assertEqual(len(audit), 2, text)
+        self.assertEqual(len(audit), 3, text)
+        self.assertIn("DISPLAY_LEVEL 1\\x00junk", audit[2])
         self.assertIn("\\x1b[2J\\x07\\x01", audit[0])
 
     def test_same_device_twice(self):
