@@ -44,45 +44,95 @@ struct rsh_svc_fuse {
 	struct fuse_session *se;
 	struct rsh_svc_loop loop;
 	bool looping;
-	pthread_mutex_t fh_mu;     /* guards open_fh */
+	pthread_mutex_t fh_mu;     /* guards open_fh, next_fh and the refs */
 	struct rsh_svc_misc_fh *open_fh; /* misc opens not yet released:
 					  * freed at unmount if the release
 					  * never came */
+	uint64_t next_fh;
 };
 
-/* Text of one open of misc (rendered at open, hardware-notes §5.4). */
+/*
+ * Text of one open of misc (rendered at open, hardware-notes §5.4). The
+ * FUSE file handle is its id, not its address: a reader killed while its
+ * read is answered makes the kernel send the release at once, and another
+ * worker may run it first, so a read finds the open by id and holds a
+ * reference while it replies from buf.
+ */
 struct rsh_svc_misc_fh {
 	struct rsh_svc_misc_fh *prev, *next;
+	uint64_t id;
+	unsigned int refs;         /* the open, and each read replying */
 	size_t len;
 	char buf[8192];
 };
 
-/* Track a misc open (FUSE threads). */
-static void
+/* Track a misc open (FUSE threads): its id. */
+static uint64_t
 rsh_svc_fh_link(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
 {
 	pthread_mutex_lock(&f->fh_mu);
+	m->id = ++f->next_fh;
+	m->refs = 1;
 	m->prev = NULL;
 	m->next = f->open_fh;
 	if (m->next != NULL)
 		m->next->prev = m;
 	f->open_fh = m;
 	pthread_mutex_unlock(&f->fh_mu);
+	return m->id;
 }
 
-/* Forget and free a misc open. */
+/* The open with this id, with a reference taken; NULL once released. */
+static struct rsh_svc_misc_fh *
+rsh_svc_fh_get(struct rsh_svc_fuse *f, uint64_t id)
+{
+	struct rsh_svc_misc_fh *m;
+
+	pthread_mutex_lock(&f->fh_mu);
+	for (m = f->open_fh; m != NULL && m->id != id; m = m->next)
+		;
+	if (m != NULL)
+		m->refs++;
+	pthread_mutex_unlock(&f->fh_mu);
+	return m;
+}
+
+/* Drop a reference (fh_mu held); the last one frees. */
 static void
-rsh_svc_fh_free(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
+rsh_svc_fh_unref(struct rsh_svc_misc_fh *m)
+{
+	if (--m->refs == 0)
+		free(m);
+}
+
+/* A read is done with the open. */
+static void
+rsh_svc_fh_put(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
 {
 	pthread_mutex_lock(&f->fh_mu);
-	if (m->prev != NULL)
-		m->prev->next = m->next;
-	else
-		f->open_fh = m->next;
-	if (m->next != NULL)
-		m->next->prev = m->prev;
+	rsh_svc_fh_unref(m);
 	pthread_mutex_unlock(&f->fh_mu);
-	free(m);
+}
+
+/* Release: forget the open; freed once no read uses it. */
+static void
+rsh_svc_fh_free(struct rsh_svc_fuse *f, uint64_t id)
+{
+	struct rsh_svc_misc_fh *m;
+
+	pthread_mutex_lock(&f->fh_mu);
+	for (m = f->open_fh; m != NULL && m->id != id; m = m->next)
+		;
+	if (m != NULL) {
+		if (m->prev != NULL)
+			m->prev->next = m->next;
+		else
+			f->open_fh = m->next;
+		if (m->next != NULL)
+			m->next->prev = m->prev;
+		rsh_svc_fh_unref(m);
+	}
+	pthread_mutex_unlock(&f->fh_mu);
 }
 
 /* The session's device. */
@@ -271,8 +321,7 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		rc = rsh_svc_misc_render(f->d, m->buf, sizeof(m->buf));
 		m->len = rc > 0 ? (size_t)rc : 0;
-		rsh_svc_fh_link(f, m);
-		fi->fh = (uint64_t)(uintptr_t)m;
+		fi->fh = rsh_svc_fh_link(f, m);
 	} else if (ino != RSH_SVC_INO_MISC && ino != RSH_SVC_INO_RSHIM) {
 		fuse_reply_err(req, ino == RSH_SVC_INO_ROOT ? EISDIR : ENOENT);
 		return;
@@ -285,17 +334,19 @@ static void
 rsh_svc_ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		struct fuse_file_info *fi)
 {
-	struct rsh_svc_misc_fh *m = (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh;
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	struct rsh_svc_misc_fh *m = NULL;
 
-	if (ino != RSH_SVC_INO_MISC || m == NULL) {
+	if (ino == RSH_SVC_INO_MISC && fi->fh != 0)
+		m = rsh_svc_fh_get(f, fi->fh);
+	if (m == NULL)
 		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if ((size_t)off >= m->len) {
+	else if ((size_t)off >= m->len)
 		fuse_reply_buf(req, NULL, 0);
-		return;
-	}
-	fuse_reply_buf(req, m->buf + off, m->len - off < size ? m->len - off : size);
+	else
+		fuse_reply_buf(req, m->buf + off, m->len - off < size ? m->len - off : size);
+	if (m != NULL)
+		rsh_svc_fh_put(f, m);
 }
 
 /* write: boot data into the push; one "KEY value" into misc. */
@@ -348,7 +399,7 @@ rsh_svc_ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0)
 		rsh_svc_boot_release(f->d, fi->fh);
 	else if (ino == RSH_SVC_INO_MISC && fi->fh != 0)
-		rsh_svc_fh_free(f, (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh);
+		rsh_svc_fh_free(f, fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -474,8 +525,9 @@ rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 		rsh_svc_loop_stop(&f->loop);
 	/* Closes /dev/fuse: requests still queued are answered ENOTCONN. */
 	fuse_session_destroy(f->se);
+	/* No worker is left: every open still listed has only its own ref. */
 	while (f->open_fh != NULL)
-		rsh_svc_fh_free(f, f->open_fh);
+		rsh_svc_fh_free(f, f->open_fh->id);
 	pthread_mutex_destroy(&f->fh_mu);
 	free(f);
 	d->fuse = NULL;
