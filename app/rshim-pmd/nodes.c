@@ -326,7 +326,14 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ino == RSH_SVC_INO_ROOT ? EISDIR : ENOENT);
 		return;
 	}
-	fuse_reply_open(req, fi);
+	/* The opener is gone (its request was dropped): no release will
+	 * come for this handle, so undo the open here. */
+	if (fuse_reply_open(req, fi) == -ENOENT && fi->fh != 0) {
+		if (ino == RSH_SVC_INO_BOOT)
+			rsh_svc_boot_release(f->d, fi->fh);
+		else
+			rsh_svc_fh_free(f, fi->fh);
+	}
 }
 
 /* read: misc only (boot is write-only; rshim is ioctl-only, §5.1). */
