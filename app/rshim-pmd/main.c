@@ -247,7 +247,10 @@ rsh_svc_eal(struct rsh_svc *s)
 	} else {
 		eal[n++] = "--no-huge";
 		eal[n++] = "--no-shconf";
-		snprintf(mem, sizeof(mem), "%u",
+		/* RSHIM_PMD_MEM_MB: a smaller size, for the tests' lack of
+		 * memory. */
+		snprintf(mem, sizeof(mem), "%u", getenv("RSHIM_PMD_MEM_MB") != NULL ?
+			 (unsigned int)atoi(getenv("RSHIM_PMD_MEM_MB")) :
 			 RSH_SVC_MEM_BASE_MB + RSH_SVC_MEM_DEV_MB * RSH_SVC_MAX_DEVS);
 		eal[n++] = "-m";
 		eal[n++] = mem;

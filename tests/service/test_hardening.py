@@ -48,6 +48,8 @@ class HardeningTest(unittest.TestCase):
             if p.poll() is None:
                 p.kill()
             p.wait()
+            if p.stderr is not None:
+                p.stderr.close()
         texts = []
         for s in self.svcs:
             s.stop()
@@ -412,6 +414,47 @@ class HardeningTest(unittest.TestCase):
             self.assertEqual(results[i][0], 0, "rshim%d: %s" % (BASE + i, results[i][1]))
         self.assertEqual(s.text().count("boot push done"), 16, s.text())
         self.assertNotIn("cannot allocate", s.text())
+
+    def test_out_of_memory_lines(self):
+        # Memory for a few devices only (RSHIM_PMD_MEM_MB): the devices that
+        # do not fit, and then the push whose chunks do not fit, each get
+        # a line that says how much they needed and what to reserve.
+        sims = ["bf3,stall=600s@256K,rev=%d" % (i + 1) for i in range(8)]
+        s = Service(sims, BASE)
+        self.svcs.append(s)
+        svc_helper.ENV["RSHIM_PMD_NO_HUGE"] = "1"
+        svc_helper.ENV["RSHIM_PMD_MEM_MB"] = "150"
+        try:
+            s.start(expect=8, timeout=5)
+        finally:
+            del svc_helper.ENV["RSHIM_PMD_NO_HUGE"], svc_helper.ENV["RSHIM_PMD_MEM_MB"]
+
+        def settled():
+            t = s.text()
+            return t.count(" serving ") + t.count("out of DPDK memory for the tmfifo") == 8
+        self.assertTrue(wait_for(settled, 120), s.text())
+        oom = [ln for ln in s.text().splitlines() if "out of DPDK memory for the tmfifo" in ln]
+        self.assertGreater(len(oom), 0, s.text())
+        self.assertIn("reserve more hugepages", oom[0])
+        served = [i for i in range(8) if os.path.exists(s.node(BASE + i, "boot"))]
+        self.assertGreaterEqual(len(served), 4, s.text())
+        # Stalled pushes keep their chunks: one of the next four cannot.
+        failed = None
+        for n, i in enumerate(served[:4]):
+            p = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE + i, "boot"),
+                                  "bs=1M", "status=none"], stderr=subprocess.PIPE, text=True)
+            self.procs.append(p)
+            self.assertTrue(wait_for(lambda: s.text().count("boot push start") == n + 1, 60),
+                            s.text())
+            if "cannot allocate" in s.text():
+                failed = p
+                break
+        self.assertIsNotNone(failed, s.text())
+        self.assertNotEqual(failed.wait(30), 0)
+        line = [ln for ln in s.text().splitlines() if "cannot allocate" in ln][0]
+        self.assertIn("out of DPDK memory (a push needs", line)
+        self.assertIn("reserve more hugepages", line)
+        self.assertIn("boot push start: Cannot allocate memory", s.text())
 
     # -- 8. the smaller ones ----------------------------------------------------
 
