@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rsh.h"
@@ -54,6 +55,32 @@ rsh_svc_lock_read(int fd, struct rsh_svc_lock_holder *h)
 		snprintf(h->name, sizeof(h->name), "%.31s", sp + 1);
 }
 
+/*
+ * Open the lock file: created with O_EXCL, or an existing one (a service
+ * that died leaves it) only when it is a plain file of this user with one
+ * name: never a symbolic link (O_NOFOLLOW) or a hard link planted to a
+ * file root would then truncate. An fd, or -errno (-ELOOP, -EMLINK).
+ */
+static int
+rsh_svc_lock_open(const char *path)
+{
+	const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
+	struct stat st;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+
+	if (fd >= 0 || errno != EEXIST)
+		return fd >= 0 ? fd : -errno;
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EMLINK;
+	}
+	return fd;
+}
+
 /* Take the lock; see the header. */
 int
 rsh_svc_lock_take(const char *run_dir, const char *devstr, int *fd,
@@ -65,10 +92,9 @@ rsh_svc_lock_take(const char *run_dir, const char *devstr, int *fd,
 	*fd = -1;
 	if (rc <= 0)
 		return rc == 0 ? 1 : rc;
-	/* Never follow a link planted in the directory. */
-	rc = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	rc = rsh_svc_lock_open(path);
 	if (rc < 0)
-		return -errno;
+		return rc;
 	if (flock(rc, LOCK_EX | LOCK_NB) < 0) {
 		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 

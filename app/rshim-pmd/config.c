@@ -5,13 +5,16 @@
  * rshimN <dev>, none <dev>, BOOT_TIMEOUT, PCIE_RESET_DELAY, DROP_MODE,
  * FORCE_MODE, DISPLAY_LEVEL, NET_OFFLOAD, PCIE_HAS_VFIO, PCIE_HAS_UIO,
  * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP and
- * RESCAN_INTERVAL. Anything else is an error naming file:line.
+ * RESCAN_INTERVAL. Lines and comments may be of any length; a NUL byte,
+ * content past 1024 characters, anything else is an error naming
+ * file:line, and every value is checked here, when the file is read.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rsh_parse.h"
 #include "svc.h"
@@ -76,21 +79,21 @@ rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
 	return 0;
 }
 
-/* A numeric key, with its bounds. */
+/* A numeric key, with its bounds (checked when the file is read). */
 static int
 rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		 const char **why)
 {
 	static const struct {
 		const char *key;
-		unsigned long max;
+		unsigned long min, max;
 	} keys[] = {
-		{ "BOOT_TIMEOUT", 86400 }, { "PCIE_RESET_DELAY", 600 },
-		{ "DROP_MODE", 1 }, { "FORCE_MODE", 1 }, { "DISPLAY_LEVEL", 2 },
-		{ "PCIE_HAS_VFIO", 1 }, { "PCIE_HAS_UIO", 1 },
-		{ "PCIE_INTR_POLL_INTERVAL", 10000 }, { "RESCAN_INTERVAL", 86400 },
-		{ "NET_OFFLOAD", 1 },
-		{ "USB_TIMEOUT", 300 }, { "USB_RESET_DELAY", 600 },
+		{ "BOOT_TIMEOUT", 1, 86400 }, { "PCIE_RESET_DELAY", 0, 600 },
+		{ "DROP_MODE", 0, 1 }, { "FORCE_MODE", 0, 1 }, { "DISPLAY_LEVEL", 0, 2 },
+		{ "PCIE_HAS_VFIO", 0, 1 }, { "PCIE_HAS_UIO", 0, 1 },
+		{ "PCIE_INTR_POLL_INTERVAL", 0, 10000 }, { "RESCAN_INTERVAL", 0, 86400 },
+		{ "NET_OFFLOAD", 0, 1 },
+		{ "USB_TIMEOUT", 0, 300 }, { "USB_RESET_DELAY", 0, 600 },
 	};
 	unsigned long v;
 	unsigned int i;
@@ -102,11 +105,11 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		*why = "unknown key";
 		return -EINVAL;
 	}
-	if (rsh_svc_conf_uint(val, keys[i].max, &v) < 0) {
+	if (rsh_svc_conf_uint(val, keys[i].max, &v) < 0 || v < keys[i].min) {
 		static char hint[64];
 
-		snprintf(hint, sizeof(hint), "bad value (a whole number 0-%lu)",
-			 keys[i].max);
+		snprintf(hint, sizeof(hint), "bad value (a whole number %lu-%lu)",
+			 keys[i].min, keys[i].max);
 		*why = hint;
 		return -ERANGE;
 	}
@@ -126,14 +129,14 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 	return 0;
 }
 
-/* One non-comment line split into key and value. */
+/* One line without its comment, split into key and value. */
 static int
 rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 {
 	char *key, *val, *extra, *save = NULL;
 
 	key = strtok_r(line, " \t\r\n", &save);
-	if (key == NULL || key[0] == '#')
+	if (key == NULL)
 		return 0;
 	val = strtok_r(NULL, " \t\r\n", &save);
 	extra = strtok_r(NULL, " \t\r\n", &save);
@@ -141,7 +144,7 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 		*why = "missing value";
 		return -EINVAL;
 	}
-	if (extra != NULL && extra[0] != '#') {
+	if (extra != NULL) {
 		*why = "more than one value";
 		return -EINVAL;
 	}
@@ -163,18 +166,118 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 	return rsh_svc_conf_num(c, key, val, why);
 }
 
+/*
+ * Copy s into out with every byte outside printable ASCII, and the
+ * backslash and double quote, written as \xNN, so a line quoted in a log
+ * never carries terminal escapes or a forged line of its own.
+ */
+void
+rsh_svc_escape(const char *s, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 5 < size; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"')
+			out[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", ch);
+	}
+	if (size > 0)
+		out[o < size ? o : size - 1] = '\0';
+}
+
+/* The reader's state: the content of the line so far (without comment). */
+struct rsh_svc_conf_rd {
+	char line[RSH_SVC_CONF_LINE_MAX + 1];
+	size_t len;              /* bytes of content kept */
+	bool comment;            /* past a '#' that starts a word */
+	bool too_long;
+	bool nul;
+};
+
+/* One byte of a line into the reader. */
+static void
+rsh_svc_conf_byte(struct rsh_svc_conf_rd *r, int ch)
+{
+	if (ch == '\0')
+		r->nul = true;
+	if (r->comment || r->nul)
+		return;
+	if (ch == '#' && (r->len == 0 || isspace((unsigned char)r->line[r->len - 1]))) {
+		r->comment = true;
+		return;
+	}
+	if (r->len == RSH_SVC_CONF_LINE_MAX) {
+		r->too_long = true;
+		return;
+	}
+	r->line[r->len++] = (char)ch;
+}
+
+/* Check and apply one read line; error line naming file:line. */
+static int
+rsh_svc_conf_apply(const char *path, unsigned int lineno, struct rsh_svc_conf_rd *r,
+		   struct rsh_svc_conf *c)
+{
+	char shown[4 * 200 + 1];
+	const char *why = NULL;
+	int rc = 0;
+
+	r->line[r->len] = '\0';
+	rsh_svc_escape(r->line, r->len < 200 ? r->len : 200, shown, sizeof(shown));
+	if (r->nul)
+		why = "a NUL byte in the line (is this a text file?)";
+	else if (r->too_long)
+		why = "line longer than 1024 characters (comments may be longer)";
+	if (why == NULL)
+		rc = rsh_svc_conf_line(c, r->line, &why);
+	if (why != NULL) {
+		rsh_svc_err("%s:%u: %s: \"%s%s\" (see rshim-pmd.conf(5))", path, lineno,
+			    why, shown, r->len > 200 ? "..." : "");
+		return -EINVAL;
+	}
+	return rc;
+}
+
+/* Read the open file line by line, of any length. */
+static int
+rsh_svc_conf_read(FILE *f, const char *path, struct rsh_svc_conf *c)
+{
+	struct rsh_svc_conf_rd r;
+	unsigned int lineno = 1;
+	int ch, rc = 0;
+
+	memset(&r, 0, sizeof(r));
+	while (rc == 0 && (ch = getc(f)) != EOF) {
+		if (ch != '\n') {
+			rsh_svc_conf_byte(&r, ch);
+			if (!r.nul)
+				continue;
+		}
+		rc = rsh_svc_conf_apply(path, lineno++, &r, c);
+		memset(&r, 0, sizeof(r));
+	}
+	if (rc == 0 && ferror(f)) {
+		rsh_svc_err("%s:%u: cannot read: %s", path, lineno, strerror(errno));
+		return -EIO;
+	}
+	if (rc == 0 && (r.len > 0 || r.comment))
+		rc = rsh_svc_conf_apply(path, lineno, &r, c);
+	return rc;
+}
+
 /* Parse the file into *c (defaults first). */
 int
 rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 {
-	char line[256];
-	const char *why = NULL;
-	unsigned int lineno = 0;
+	struct stat st;
 	FILE *f;
-	int rc = 0;
+	int rc;
 
 	rsh_svc_conf_default(c);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (f == NULL) {
 		if (!required && errno == ENOENT)
 			return 0;
@@ -182,19 +285,13 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 			    path, strerror(errno));
 		return -errno;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char copy[256];
-
-		lineno++;
-		snprintf(copy, sizeof(copy), "%s", line);
-		copy[strcspn(copy, "\r\n")] = '\0';
-		rc = rsh_svc_conf_line(c, line, &why);
-		if (rc < 0) {
-			rsh_svc_err("%s:%u: %s: \"%s\" (see rshim-pmd.conf(5))",
-				    path, lineno, why, copy);
-			break;
-		}
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		rsh_svc_err("%s: not a regular file (give a configuration file with -c, see rshim-pmd.conf(5))",
+			    path);
+		fclose(f);
+		return -EINVAL;
 	}
+	rc = rsh_svc_conf_read(f, path, c);
 	fclose(f);
 	return rc < 0 ? -EINVAL : 0;
 }

@@ -11,10 +11,58 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsh_svc_lock.h"
 #include "svc.h"
+
+/* Why the lock directory (opened in fd) must not be used, or NULL. */
+static const char *
+rsh_svc_run_dir_bad(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return strerror(errno);
+	if (st.st_uid != geteuid())
+		return "not owned by root";
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return "writable by group or others";
+	return NULL;
+}
+
+/*
+ * The lock directory: created 0755 when missing; refused when it is a
+ * symbolic link, not a directory, not root's, or writable by group or
+ * others (a user could plant links to files root would then write).
+ * 0, or -errno with one line.
+ */
+int
+rsh_svc_run_dir_check(struct rsh_svc *s)
+{
+	bool made = mkdir(s->run_dir, 0755) == 0;
+	int fd = open(s->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const char *why;
+	int rc = 0;
+
+	if (fd < 0) {
+		rc = -errno;
+		why = errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a directory" :
+		      strerror(errno);
+	} else {
+		/* Whatever the umask: readable by all, writable by root. */
+		if (made && fchmod(fd, 0755) < 0)
+			rc = -errno;
+		why = rc < 0 ? strerror(-rc) : rsh_svc_run_dir_bad(fd);
+		close(fd);
+	}
+	if (why == NULL)
+		return 0;
+	rsh_svc_err("%s: %s: the device locks need a directory of root's that only root can write (remove it, or give another --run-dir)",
+		    s->run_dir, why);
+	return rc < 0 ? rc : -EPERM;
+}
 
 /* Take the device's lock (shareable devices only; a private emulation
  * needs none): -EBUSY with one line naming the holder. */
@@ -22,13 +70,10 @@ int
 rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
 {
 	struct rsh_svc_lock_holder h;
-	int rc;
+	int rc = rsh_svc_run_dir_check(s);
 
-	if (mkdir(s->run_dir, 0755) < 0 && errno != EEXIST) {
-		rsh_svc_err("cannot create %s: %s (run as root, or give --run-dir)",
-			    s->run_dir, strerror(errno));
-		return -errno;
-	}
+	if (rc < 0)
+		return rc;
 	rc = rsh_svc_lock_take(s->run_dir, devstr, out, &h);
 	if (rc == -EBUSY) {
 		char who[48];
@@ -37,6 +82,9 @@ rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
 		rsh_svc_err("%s is held by rshim-pmd pid %s; stop that service, or use its nodes (e.g. /dev/%s/boot)",
 			    devstr, h.pid > 0 ? who : "(unknown)",
 			    h.name[0] != '\0' ? h.name : "rshimN");
+	} else if (rc == -ELOOP || rc == -EMLINK || rc == -EPERM) {
+		rsh_svc_err("%s: its lock file in %s is not a plain file of root's (a link?); not served: remove it",
+			    devstr, s->run_dir);
 	} else if (rc < 0) {
 		rsh_svc_err("%s: cannot use its lock file in %s: %s", devstr, s->run_dir,
 			    strerror(-rc));
@@ -142,6 +190,7 @@ static struct rsh_svc_dev *
 rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 {
 	struct rsh_svc_dev *d = NULL;
+	pthread_condattr_t ca;
 
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS && d == NULL; i++)
 		if (!s->devs[i].used)
@@ -162,6 +211,10 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 	d->display_level = s->conf.display_level;
 	d->boot_timeout_s = s->conf.boot_timeout_s;
 	pthread_mutex_init(&d->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->boot_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_unlock(&s->relay_mu);
 	return d;
 }
@@ -171,6 +224,7 @@ static void
 rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_unlock_dev(s, d->devstr, d->lock_fd);
+	pthread_cond_destroy(&d->boot_cv);
 	pthread_mutex_destroy(&d->mu);
 	pthread_mutex_lock(&s->relay_mu);
 	d->used = false;
@@ -214,7 +268,7 @@ rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_publish(s, d, false);
 	rsh_svc_nodes_stop(d);
-	rsh_svc_boot_release(d, 0, 0);
+	rsh_svc_boot_stop(d);
 	rsh_svc_cons_close(d);
 	rsh_svc_tap_close(d);
 	if (d->dev != NULL) {
@@ -376,6 +430,23 @@ rsh_svc_sync_devices(struct rsh_svc *s)
 	return (int)served;
 }
 
+/*
+ * A FUSE request runs a long device command (a push's open or end, a
+ * misc SW_RESET or log read): the health check's command would queue
+ * behind it on the poll lcore and hold the main loop (signals, every
+ * other device) for as long, so the device is checked next time.
+ */
+static bool
+rsh_svc_dev_ctl_busy(struct rsh_svc_dev *d)
+{
+	bool busy;
+
+	pthread_mutex_lock(&d->mu);
+	busy = d->boot_opening || d->boot_closing;
+	pthread_mutex_unlock(&d->mu);
+	return busy || __atomic_load_n(&d->ctl_busy, __ATOMIC_RELAXED) > 0;
+}
+
 /* Mark devices gone (all-ones) or back (answers again). */
 void
 rsh_svc_check_health(struct rsh_svc *s)
@@ -386,7 +457,7 @@ rsh_svc_check_health(struct rsh_svc *s)
 		uint64_t v;
 		int rc;
 
-		if (!d->used || d->dev == NULL)
+		if (!d->used || d->dev == NULL || rsh_svc_dev_ctl_busy(d))
 			continue;
 		rc = rsh_dev_reg_read(d->dev, RSH_BOOT_CONTROL, &v);
 		if (rc == -EBUSY || rc == -EIO)
@@ -399,6 +470,14 @@ rsh_svc_check_health(struct rsh_svc *s)
 			RSH_SVC_LOG(WARNING, d->name, "%s reads all-ones: marked gone (nodes answer ENODEV, %s down)",
 				    d->devstr, d->tap.fd >= 0 ? d->tap.name : "no network");
 		} else if (rc == 0 && was) {
+			/* The channels first (on the poll lcore): what was
+			 * queued while gone is dropped and counted, and
+			 * the stream resynchronised, before users are let in. */
+			rc = rsh_tmfifo_resync(d->dev);
+			if (rc < 0 && rc != -ENOENT) {
+				RSH_SVC_LOG(INFO, d->name, "%s", rsh_last_error());
+				continue; /* the next check tries again */
+			}
 			__atomic_store_n(&d->gone, false, __ATOMIC_RELAXED);
 			rsh_svc_tap_set_up(d, true);
 			RSH_SVC_LOG(NOTICE, d->name, "%s answers again: back in service", d->devstr);
@@ -414,7 +493,7 @@ rsh_svc_stop_all(struct rsh_svc *s)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
-			rsh_svc_boot_cancel(&s->devs[i]);
+			rsh_svc_boot_shutdown(&s->devs[i]);
 	rsh_svc_relay_stop(s);
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +144,15 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 		fprintf(stderr, "rshim-pmd: %s\n", rsh_last_error());
 		return -EINVAL;
 	}
+	/* One device per string: the table, the rshimN lines and SIGHUP
+	 * name devices by it. */
+	for (unsigned int i = 0; i < s->n_only; i++) {
+		if (strcmp(s->only_dev[i], dst) != 0)
+			continue;
+		fprintf(stderr, "rshim-pmd: %s is given twice; one device per string (two emulated BlueFields need two strings, e.g. --sim bf3 --sim bf3,rev=2)\n",
+			dst);
+		return -EINVAL;
+	}
 	s->only_dev[s->n_only++] = dst;
 	s->sim_only |= sim;
 	s->allow_list |= !sim;
@@ -207,11 +217,20 @@ rsh_svc_have_hugepages(void)
 	return ok;
 }
 
+/*
+ * DPDK memory on --no-huge, MiB: the EAL's own, plus what one device
+ * takes at most (its TM FIFO mbuf pools and rings, a push's chunk pool,
+ * the TAP's offload buffers) for every device the service may serve,
+ * since devices join on SIGHUP. Only what is used is ever touched.
+ */
+#define RSH_SVC_MEM_BASE_MB 64u
+#define RSH_SVC_MEM_DEV_MB 40u
+
 /* EAL: one worker lcore for the poll loop when there are two cores. */
 static int
 rsh_svc_eal(struct rsh_svc *s)
 {
-	static char lcores[8], prefix[96], level[48];
+	static char lcores[8], prefix[96], level[48], mem[16];
 	char *eal[20];
 	int n = 0;
 	static const int map[5] = { RTE_LOG_ERR, RTE_LOG_WARNING, RTE_LOG_NOTICE,
@@ -228,8 +247,13 @@ rsh_svc_eal(struct rsh_svc *s)
 	} else {
 		eal[n++] = "--no-huge";
 		eal[n++] = "--no-shconf";
+		/* RSHIM_PMD_MEM_MB: a smaller size, for the tests' lack of
+		 * memory. */
+		snprintf(mem, sizeof(mem), "%u", getenv("RSHIM_PMD_MEM_MB") != NULL ?
+			 (unsigned int)atoi(getenv("RSHIM_PMD_MEM_MB")) :
+			 RSH_SVC_MEM_BASE_MB + RSH_SVC_MEM_DEV_MB * RSH_SVC_MAX_DEVS);
 		eal[n++] = "-m";
-		eal[n++] = "512";
+		eal[n++] = mem;
 	}
 	eal[n++] = "--iova-mode=va";
 	eal[n++] = "--no-pci";
@@ -290,6 +314,20 @@ rsh_svc_abs(const char *path)
 		return path;
 	snprintf(store[used], PATH_MAX, "%.2000s/%.2000s", cwd, path);
 	return store[used++];
+}
+
+/* The node directory must be there: nothing could be served otherwise. */
+static int
+rsh_svc_dev_dir_check(const struct rsh_svc *s)
+{
+	struct stat st;
+	int rc = stat(s->dev_dir, &st);
+
+	if (rc == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	rsh_svc_err("%s: %s (the rshimN directories go there: create it, or give another --dev-dir)",
+		    s->dev_dir, rc < 0 ? strerror(errno) : "not a directory");
+	return -1;
 }
 
 /* Load the configuration and apply the group; exit code on error. */
@@ -432,6 +470,8 @@ main(int argc, char **argv)
 	code = rsh_svc_load(&s, &s.conf, conf_given);
 	if (code != 0)
 		return code;
+	if (rsh_svc_dev_dir_check(&s) < 0 || rsh_svc_run_dir_check(&s) < 0)
+		return RSH_SVC_EXIT_FAIL;
 	if (rsh_svc_daemonise(&s) < 0)
 		return RSH_SVC_EXIT_FAIL;
 	/* Before EAL registers its exit handlers: this one runs after them. */

@@ -3,11 +3,21 @@
  * /dev/rshimN/boot: `cat x.bfb > /dev/rshim0/boot` (hardware-notes §3).
  * open = the boot engine's open sequence (BOOT_CONTROL=0, reset key, reset
  * delay; skipped with BOOT_RESET_SKIP 1); each write() goes into the
- * hugepage chunk pipeline the poll lcore drains into the boot FIFO; the
- * last close pads the tail to 8 bytes and writes BOOT_CONTROL=1. One
+ * hugepage chunk pipeline the poll lcore drains into the boot FIFO. One
  * writer at a time (EBUSY). No FIFO progress for BOOT_TIMEOUT seconds →
  * ETIMEDOUT; a signal to a stalled writer cancels the push (EINTR).
- * FUSE threads; d->mu guards the writer slot, never held across a wait.
+ *
+ * The push ends at the first close(2) after data was written: flush pads
+ * the tail to 8 bytes, waits until every word is in the FIFO, writes
+ * BOOT_CONTROL=1 and returns the push's result, so `cat` and `dd` report
+ * a failed push, and the node is free before close returns (the next
+ * writer never meets the last one). A writer open that wrote nothing ends
+ * at its release; an open that finds such a writer already closed waits
+ * for that release (RSH_SVC_BOOT_HANDOVER_MS at most). Each writer open
+ * has a generation number (its FUSE file handle): a late release or a
+ * write of an open whose push already ended never touches the next push.
+ * FUSE threads; d->mu guards the writer slot, never held across a wait
+ * (the condition variable waits release it).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,55 +26,80 @@
 
 #include "svc.h"
 
-/* The push of d (valid from open to release), or NULL. */
-static struct rsh_boot *
-rsh_svc_boot_get(struct rsh_svc_dev *d)
-{
-	struct rsh_boot *b;
+/* How long an open waits for the release of a writer that closed
+ * without writing (the kernel sends it right after the close). */
+#define RSH_SVC_BOOT_HANDOVER_MS 2000
 
-	pthread_mutex_lock(&d->mu);
-	b = d->boot;
-	pthread_mutex_unlock(&d->mu);
-	return b;
+/* A deadline ms from now, for pthread_cond_timedwait (monotonic). */
+static struct timespec
+rsh_svc_deadline(unsigned int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
 }
 
-/* Take the writer slot; -EBUSY when taken. */
-static int
+/* The slot is taken (d->mu held). */
+static bool
+rsh_svc_boot_taken(const struct rsh_svc_dev *d)
+{
+	return d->boot != NULL || d->boot_opening || d->boot_closing;
+}
+
+/*
+ * Take the writer slot (d->mu held): its generation, or -EBUSY. A writer
+ * that closed without writing is waited for, not refused.
+ */
+static int64_t
 rsh_svc_boot_claim(struct rsh_svc_dev *d)
 {
-	int rc = 0;
+	struct timespec until = rsh_svc_deadline(RSH_SVC_BOOT_HANDOVER_MS);
+	uint64_t cancels = d->boot_cancels;
 
-	pthread_mutex_lock(&d->mu);
-	if (d->boot != NULL || d->boot_opening)
-		rc = -EBUSY;
-	else
-		d->boot_opening = true;
+	while (rsh_svc_boot_taken(d) && (d->boot_closing || d->boot_idle_closed) &&
+	       d->boot_cancels == cancels &&
+	       pthread_cond_timedwait(&d->boot_cv, &d->mu, &until) == 0)
+		;
+	if (rsh_svc_boot_taken(d))
+		return -EBUSY;
+	d->boot_opening = true;
+	d->boot_wrote = false;
+	d->boot_idle_closed = false;
+	d->boot_gen = ++d->boot_next_gen;
 	__atomic_store_n(&d->boot_cancel, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&d->mu);
-	return rc;
+	return (int64_t)d->boot_gen;
 }
 
-/* open(2) of the boot node by a writer. */
+/* open(2) of the boot node by a writer: 0 and *gen (the file handle). */
 int
-rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid)
+rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid,
+		  uint64_t *gen)
 {
 	struct rsh_boot_opts o;
 	struct rsh_boot *b = NULL;
-	int rc = rsh_svc_boot_claim(d);
-	int delay_s;
+	int64_t g;
+	int delay_s, rc;
 
-	if (rc < 0) {
-		rsh_svc_audit(d, uid, pid, "boot push open (another writer holds the node)", rc);
-		return rc;
-	}
-	rsh_boot_opts_default(&o);
-	delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
-	o.reset_delay_ms = delay_s >= 0 ? (int64_t)delay_s * 1000 : -1;
-	/* misc writes change these under mu from other FUSE threads */
 	pthread_mutex_lock(&d->mu);
+	g = rsh_svc_boot_claim(d);
+	/* misc writes change these under mu from other FUSE threads */
+	rsh_boot_opts_default(&o);
 	o.stall_timeout_ms = (uint64_t)d->boot_timeout_s * 1000;
 	o.skip_reset = d->boot_reset_skip;
 	pthread_mutex_unlock(&d->mu);
+	if (g < 0) {
+		rsh_svc_audit(d, uid, pid, "boot push open (another writer holds the node)", -EBUSY);
+		return -EBUSY;
+	}
+	delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
+	o.reset_delay_ms = delay_s >= 0 ? (int64_t)delay_s * 1000 : -1;
 	o.cancel_flag = &d->boot_cancel;
 	rc = rsh_boot_open(d->dev, s->poller, &o, &b);
 	if (rc < 0)
@@ -74,49 +109,51 @@ rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid
 	d->boot = b;
 	d->boot_uid = uid;
 	d->boot_pid = pid;
+	pthread_cond_broadcast(&d->boot_cv);
 	pthread_mutex_unlock(&d->mu);
 	rsh_svc_audit(d, uid, pid, o.skip_reset && rc == 0 ?
 		      "boot push start (reset skipped)" : "boot push start", rc);
+	*gen = (uint64_t)g;
 	return rc;
 }
 
-/* write(2): queue bytes; blocks while every chunk is in flight. */
-int
-rsh_svc_boot_write(struct rsh_svc_dev *d, const void *buf, size_t len)
+/*
+ * The writer's errno for a push's result: a cancel is EINTR when a signal
+ * to the writer asked for it, EIO when the service stopped (a writer that
+ * was not interrupted must not take EINTR for a success: dd's close does).
+ */
+static int
+rsh_svc_boot_errno(struct rsh_svc_dev *d, int rc)
 {
-	struct rsh_boot *b = rsh_svc_boot_get(d);
-	int rc;
-
-	if (b == NULL)
-		return -EBADF;
-	rc = rsh_boot_write(b, buf, len);
-	return rc == -ECANCELED ? -EINTR : rc;
+	if (rc != -ECANCELED)
+		return rc;
+	return __atomic_load_n(&d->boot_stopped, __ATOMIC_RELAXED) ? -EIO : -EINTR;
 }
 
-/* close(2): wait until what was written is in the FIFO; the push's error
- * (ETIMEDOUT, ENODEV, EINTR) is what close returns. */
+/* write(2): queue bytes; blocks while every chunk is in flight. EPIPE
+ * once this open's push has ended (a close after data ends it). */
 int
-rsh_svc_boot_flush(struct rsh_svc_dev *d)
+rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf, size_t len)
 {
-	struct rsh_boot *b = rsh_svc_boot_get(d);
-	struct rsh_boot_stats st;
-	int state;
+	struct rsh_boot *b = NULL;
+	int rc;
 
-	if (b == NULL)
-		return 0;
-	for (;;) {
-		struct timespec ts = { 0, 2000000 };
-
-		state = rsh_boot_state(b);
-		rsh_boot_get_stats(b, &st);
-		/* The stall deadline of the push bounds this wait. */
-		if (state != 0 || st.bytes_pushed >= st.bytes_queued)
-			break;
-		nanosleep(&ts, NULL);
+	pthread_mutex_lock(&d->mu);
+	if (d->boot != NULL && d->boot_gen == gen && !d->boot_ending) {
+		b = d->boot;
+		d->boot_users++;
+		d->boot_wrote = true;
+		d->boot_idle_closed = false;
 	}
-	if (state < 0)
-		return state == -ECANCELED ? -EINTR : state;
-	return 0;
+	pthread_mutex_unlock(&d->mu);
+	if (b == NULL)
+		return -EPIPE;
+	rc = rsh_boot_write(b, buf, len);
+	pthread_mutex_lock(&d->mu);
+	if (--d->boot_users == 0)
+		pthread_cond_broadcast(&d->boot_cv);
+	pthread_mutex_unlock(&d->mu);
+	return rsh_svc_boot_errno(d, rc);
 }
 
 /* The summary line of a finished push. */
@@ -131,53 +168,104 @@ rsh_svc_boot_summary(struct rsh_svc_dev *d, const struct rsh_boot_stats *st, int
 }
 
 /*
- * Last release: tail padding, BOOT_CONTROL=1, free the slot. The push
- * leaves the slot before rsh_boot_close() frees it, so no other thread
- * (telemetry, a cancel) can reach it; the slot stays claimed
- * (boot_opening) until the close is over, so a new writer gets EBUSY.
+ * End the push of generation gen (d->mu held on entry, released on
+ * return): no new write takes it, the writes in flight finish, then tail
+ * padding, BOOT_CONTROL=1 and free, with the slot still taken, so the
+ * next open starts after this one. The push's result, or 0 when gen's
+ * push already ended.
  */
-void
-rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid)
+static int
+rsh_svc_boot_end(struct rsh_svc_dev *d, uint64_t gen)
 {
 	struct rsh_boot_stats st;
 	struct rsh_boot *b;
+	uid_t uid;
+	pid_t pid;
 	int rc;
 
-	pthread_mutex_lock(&d->mu);
+	if (d->boot == NULL || d->boot_gen != gen || d->boot_ending) {
+		pthread_mutex_unlock(&d->mu);
+		return 0;
+	}
+	d->boot_ending = true;
+	while (d->boot_users > 0)
+		pthread_cond_wait(&d->boot_cv, &d->mu); /* writes have deadlines */
 	b = d->boot;
-	if (b != NULL) {
-		d->boot = NULL;
-		d->boot_opening = true;
-	}
+	d->boot = NULL;
+	d->boot_closing = true;
+	uid = d->boot_uid;
+	pid = d->boot_pid;
 	pthread_mutex_unlock(&d->mu);
-	if (b == NULL)
-		return;
-	/* A release carries no caller: name the writer that opened it. */
-	if (pid == 0) {
-		uid = d->boot_uid;
-		pid = d->boot_pid;
-	}
 	memset(&st, 0, sizeof(st));
 	rc = rsh_boot_close(b, &st);
 	pthread_mutex_lock(&d->mu);
-	d->boot_opening = false;
+	d->boot_closing = false;
+	d->boot_ending = false;
+	d->boot_idle_closed = false;
 	d->last_boot = st;
 	d->boot_bytes += st.bytes_pushed;
 	d->boot_pushes++;
 	d->boot_errors += rc < 0;
+	pthread_cond_broadcast(&d->boot_cv);
 	pthread_mutex_unlock(&d->mu);
 	rsh_svc_boot_summary(d, &st, rc);
 	rsh_svc_audit(d, uid, pid, "boot push end", rc);
+	return rsh_svc_boot_errno(d, rc);
+}
+
+/*
+ * close(2) (FUSE flush, on every close of a descriptor): after data, the
+ * end of the push and its result (ETIMEDOUT, ENODEV, EINTR, EIO); without data
+ * (a shell's close of the descriptor it just duplicated) nothing.
+ */
+int
+rsh_svc_boot_flush(struct rsh_svc_dev *d, uint64_t gen)
+{
+	pthread_mutex_lock(&d->mu);
+	if (d->boot != NULL && d->boot_gen == gen && !d->boot_wrote) {
+		d->boot_idle_closed = true;
+		pthread_mutex_unlock(&d->mu);
+		return 0;
+	}
+	return rsh_svc_boot_end(d, gen);
+}
+
+/* The last close of the open (FUSE release): a push nobody wrote to ends
+ * here; after a flush ended it, nothing is left to do. */
+void
+rsh_svc_boot_release(struct rsh_svc_dev *d, uint64_t gen)
+{
+	pthread_mutex_lock(&d->mu);
+	rsh_svc_boot_end(d, gen);
+}
+
+/* The device stops being served: end whatever push it has. */
+void
+rsh_svc_boot_stop(struct rsh_svc_dev *d)
+{
+	pthread_mutex_lock(&d->mu);
+	rsh_svc_boot_end(d, d->boot_gen);
 }
 
 /*
  * Cancel the push or the open in progress (any thread). The push was
  * opened with this flag as its cancel flag: the poll lcore and a blocked
- * writer see it, and the push itself is never touched here (a release
- * may be freeing it).
+ * writer see it, and the push itself is never touched here (an end may
+ * be freeing it); an open waiting for the slot gives up.
  */
+void
+rsh_svc_boot_shutdown(struct rsh_svc_dev *d)
+{
+	__atomic_store_n(&d->boot_stopped, 1, __ATOMIC_RELAXED);
+	rsh_svc_boot_cancel(d);
+}
+
 void
 rsh_svc_boot_cancel(struct rsh_svc_dev *d)
 {
 	__atomic_store_n(&d->boot_cancel, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&d->mu);
+	d->boot_cancels++;
+	pthread_cond_broadcast(&d->boot_cv);
+	pthread_mutex_unlock(&d->mu);
 }

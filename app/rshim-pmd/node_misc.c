@@ -154,9 +154,14 @@ rsh_svc_misc_fallback(struct rsh_svc_dev *d, char *buf, size_t size)
 int
 rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size)
 {
-	int rc = rsh_misc_read(d->dev, buf, size);
+	int rc;
 
-	return rc >= 0 ? rc : rsh_svc_misc_fallback(d, buf, size);
+	__atomic_fetch_add(&d->ctl_busy, 1, __ATOMIC_RELAXED);
+	rc = rsh_misc_read(d->dev, buf, size);
+	if (rc < 0)
+		rc = rsh_svc_misc_fallback(d, buf, size);
+	__atomic_fetch_sub(&d->ctl_busy, 1, __ATOMIC_RELAXED);
+	return rc;
 }
 
 /* Parse an integer in any base (0x… hex); -EINVAL when not a number. */
@@ -207,24 +212,60 @@ rsh_svc_misc_init(struct rsh_svc_dev *d)
 		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
 }
 
+/* "SW_RESET <non-zero hex>": a reset the service runs itself (with a
+ * cancel flag); anything else, SW_RESET 0 too, is the library's. */
+static bool
+rsh_svc_misc_is_reset(const char *line)
+{
+	char copy[256], *save = NULL, *key, *v, *extra;
+	uint64_t x;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	key = strtok_r(copy, " \t", &save);
+	v = strtok_r(NULL, " \t", &save);
+	extra = strtok_r(NULL, " \t", &save);
+	return key != NULL && strcmp(key, "SW_RESET") == 0 && extra == NULL &&
+	       rsh_svc_num(v, 16, &x) == 0 && x != 0 && x <= INT32_MAX;
+}
+
 /* write(2) on misc: one "KEY value" line. */
 int
 rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 		   size_t len, uid_t uid, pid_t pid)
 {
-	char line[256], action[320], *save = NULL, *key, *v;
+	char line[256], shown[4 * 200 + 1], action[sizeof(shown) + 16], *save = NULL;
+	char *key, *v, *nl;
 	int rc;
 
 	(void)s;
 	if (len == 0 || len >= sizeof(line))
 		return len == 0 ? 0 : -EINVAL;
 	memcpy(line, buf, len);
+	nl = memchr(line, '\n', len);
+	len = nl != NULL ? (size_t)(nl - line) : len;
 	line[len] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	snprintf(action, sizeof(action), "misc write \"%.200s\"", line);
-	rc = rsh_misc_write(d->dev, line);
-	if (rc < 0)
-		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
+	/* The line is the caller's: quoted with control bytes escaped. */
+	rsh_svc_escape(line, len < 200 ? len : 200, shown, sizeof(shown));
+	snprintf(action, sizeof(action), "misc write \"%s\"", shown);
+	/* SW_RESET waits out the reset delay on the poll lcore: here, with
+	 * a cancel flag, so stopping the nodes never waits for it. */
+	__atomic_fetch_add(&d->ctl_busy, 1, __ATOMIC_RELAXED);
+	if (memchr(line, '\0', len) != NULL) {
+		/* A NUL would hide the rest of the line from the parser. */
+		rc = -EINVAL;
+	} else if (rsh_svc_misc_is_reset(line)) {
+		rc = rsh_dev_reset(d->dev, -1, &d->ctl_cancel);
+	} else {
+		rc = rsh_misc_write(d->dev, line);
+	}
+	__atomic_fetch_sub(&d->ctl_busy, 1, __ATOMIC_RELAXED);
+	if (rc < 0) {
+		const char *e = memchr(line, '\0', len) != NULL ?
+				"misc: a NUL byte in the line" : rsh_last_error();
+
+		rsh_svc_escape(e, strlen(e), shown, sizeof(shown));
+		RSH_SVC_LOG(WARNING, d->name, "%s", shown);
+	}
 	if (rc == -ENOTSUP)
 		rc = -EOPNOTSUPP;
 	key = strtok_r(line, " \t", &save);

@@ -18,8 +18,6 @@
 #include <fuse_lowlevel.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,49 +42,97 @@ struct rsh_svc_fuse {
 	struct rsh_svc *s;
 	struct rsh_svc_dev *d;
 	struct fuse_session *se;
-	pthread_t thread;
-	bool mounted;
-	pthread_mutex_t fh_mu;     /* guards open_fh */
+	struct rsh_svc_loop loop;
+	bool looping;
+	pthread_mutex_t fh_mu;     /* guards open_fh, next_fh and the refs */
 	struct rsh_svc_misc_fh *open_fh; /* misc opens not yet released:
 					  * freed at unmount if the release
 					  * never came */
+	uint64_t next_fh;
 };
 
-/* Text of one open of misc (rendered at open, hardware-notes §5.4). */
+/*
+ * Text of one open of misc (rendered at open, hardware-notes §5.4). The
+ * FUSE file handle is its id, not its address: a reader killed while its
+ * read is answered makes the kernel send the release at once, and another
+ * worker may run it first, so a read finds the open by id and holds a
+ * reference while it replies from buf.
+ */
 struct rsh_svc_misc_fh {
 	struct rsh_svc_misc_fh *prev, *next;
+	uint64_t id;
+	unsigned int refs;         /* the open, and each read replying */
 	size_t len;
 	char buf[8192];
 };
 
-#define RSH_SVC_FH_BOOT_WRITER 1ull
-
-/* Track a misc open (FUSE threads). */
-static void
+/* Track a misc open (FUSE threads): its id. */
+static uint64_t
 rsh_svc_fh_link(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
 {
 	pthread_mutex_lock(&f->fh_mu);
+	m->id = ++f->next_fh;
+	m->refs = 1;
 	m->prev = NULL;
 	m->next = f->open_fh;
 	if (m->next != NULL)
 		m->next->prev = m;
 	f->open_fh = m;
 	pthread_mutex_unlock(&f->fh_mu);
+	return m->id;
 }
 
-/* Forget and free a misc open. */
+/* The open with this id, with a reference taken; NULL once released. */
+static struct rsh_svc_misc_fh *
+rsh_svc_fh_get(struct rsh_svc_fuse *f, uint64_t id)
+{
+	struct rsh_svc_misc_fh *m;
+
+	pthread_mutex_lock(&f->fh_mu);
+	for (m = f->open_fh; m != NULL && m->id != id; m = m->next)
+		;
+	if (m != NULL)
+		m->refs++;
+	pthread_mutex_unlock(&f->fh_mu);
+	return m;
+}
+
+/* Drop a reference (fh_mu held); the last one frees. */
 static void
-rsh_svc_fh_free(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
+rsh_svc_fh_unref(struct rsh_svc_misc_fh *m)
+{
+	if (--m->refs == 0)
+		free(m);
+}
+
+/* A read is done with the open. */
+static void
+rsh_svc_fh_put(struct rsh_svc_fuse *f, struct rsh_svc_misc_fh *m)
 {
 	pthread_mutex_lock(&f->fh_mu);
-	if (m->prev != NULL)
-		m->prev->next = m->next;
-	else
-		f->open_fh = m->next;
-	if (m->next != NULL)
-		m->next->prev = m->prev;
+	rsh_svc_fh_unref(m);
 	pthread_mutex_unlock(&f->fh_mu);
-	free(m);
+}
+
+/* Release: forget the open; freed once no read uses it. */
+static void
+rsh_svc_fh_free(struct rsh_svc_fuse *f, uint64_t id)
+{
+	struct rsh_svc_misc_fh *m;
+
+	pthread_mutex_lock(&f->fh_mu);
+	for (m = f->open_fh; m != NULL && m->id != id; m = m->next)
+		;
+	if (m != NULL) {
+		if (m->prev != NULL)
+			m->prev->next = m->next;
+		else
+			f->open_fh = m->next;
+		if (m->next != NULL)
+			m->next->prev = m->prev;
+		rsh_svc_fh_unref(m);
+	}
+	pthread_mutex_unlock(&f->fh_mu);
 }
 
 /* The session's device. */
@@ -239,16 +285,6 @@ rsh_svc_boot_intr(fuse_req_t req, void *arg)
 	rsh_svc_boot_cancel(arg);
 }
 
-/* A boot open was interrupted: cancel its reset delay only. */
-static void
-rsh_svc_boot_open_intr(fuse_req_t req, void *arg)
-{
-	struct rsh_svc_dev *d = arg;
-
-	(void)req;
-	__atomic_store_n(&d->boot_cancel, 1, __ATOMIC_RELAXED);
-}
-
 /* open: boot takes the one writer slot; misc renders its text. */
 static void
 rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -256,6 +292,7 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct rsh_svc_misc_fh *m;
+	uint64_t gen;
 	int rc;
 
 	if (rsh_svc_gone(req, f))
@@ -269,13 +306,13 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if (ino == RSH_SVC_INO_BOOT) {
 		/* The reset delay of the open is interruptible too. */
-		fuse_req_interrupt_func(req, rsh_svc_boot_open_intr, f->d);
-		rc = rsh_svc_boot_open(f->s, f->d, ctx->uid, ctx->pid);
+		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
+		rc = rsh_svc_boot_open(f->s, f->d, ctx->uid, ctx->pid, &gen);
 		if (rc < 0) {
 			fuse_reply_err(req, -rc);
 			return;
 		}
-		fi->fh = RSH_SVC_FH_BOOT_WRITER;
+		fi->fh = gen; /* the open's generation: never 0 */
 	} else if (ino == RSH_SVC_INO_MISC && (fi->flags & O_ACCMODE) != O_WRONLY) {
 		m = calloc(1, sizeof(*m));
 		if (m == NULL) {
@@ -284,13 +321,19 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		rc = rsh_svc_misc_render(f->d, m->buf, sizeof(m->buf));
 		m->len = rc > 0 ? (size_t)rc : 0;
-		rsh_svc_fh_link(f, m);
-		fi->fh = (uint64_t)(uintptr_t)m;
+		fi->fh = rsh_svc_fh_link(f, m);
 	} else if (ino != RSH_SVC_INO_MISC && ino != RSH_SVC_INO_RSHIM) {
 		fuse_reply_err(req, ino == RSH_SVC_INO_ROOT ? EISDIR : ENOENT);
 		return;
 	}
-	fuse_reply_open(req, fi);
+	/* The opener is gone (its request was dropped): no release will
+	 * come for this handle, so undo the open here. */
+	if (fuse_reply_open(req, fi) == -ENOENT && fi->fh != 0) {
+		if (ino == RSH_SVC_INO_BOOT)
+			rsh_svc_boot_release(f->d, fi->fh);
+		else
+			rsh_svc_fh_free(f, fi->fh);
+	}
 }
 
 /* read: misc only (boot is write-only; rshim is ioctl-only, §5.1). */
@@ -298,17 +341,19 @@ static void
 rsh_svc_ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		struct fuse_file_info *fi)
 {
-	struct rsh_svc_misc_fh *m = (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh;
+	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	struct rsh_svc_misc_fh *m = NULL;
 
-	if (ino != RSH_SVC_INO_MISC || m == NULL) {
+	if (ino == RSH_SVC_INO_MISC && fi->fh != 0)
+		m = rsh_svc_fh_get(f, fi->fh);
+	if (m == NULL)
 		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if ((size_t)off >= m->len) {
+	else if ((size_t)off >= m->len)
 		fuse_reply_buf(req, NULL, 0);
-		return;
-	}
-	fuse_reply_buf(req, m->buf + off, m->len - off < size ? m->len - off : size);
+	else
+		fuse_reply_buf(req, m->buf + off, m->len - off < size ? m->len - off : size);
+	if (m != NULL)
+		rsh_svc_fh_put(f, m);
 }
 
 /* write: boot data into the push; one "KEY value" into misc. */
@@ -323,9 +368,9 @@ rsh_svc_ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	(void)off;
 	if (rsh_svc_gone(req, f))
 		return;
-	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER) {
+	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0) {
 		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
-		rc = rsh_svc_boot_write(f->d, buf, size);
+		rc = rsh_svc_boot_write(f->d, fi->fh, buf, size);
 	} else if (ino == RSH_SVC_INO_MISC) {
 		rc = rsh_svc_misc_write(f->s, f->d, buf, size, ctx->uid, ctx->pid);
 	} else {
@@ -338,31 +383,30 @@ rsh_svc_ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 }
 
 /* flush (every close): the boot writer learns the push's outcome here,
- * because close(2) returns flush's error. */
+ * because close(2) returns flush's error; the push ends here. */
 static void
 rsh_svc_ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
 	int rc = 0;
 
-	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER) {
+	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0) {
 		fuse_req_interrupt_func(req, rsh_svc_boot_intr, f->d);
-		rc = rsh_svc_boot_flush(f->d);
+		rc = rsh_svc_boot_flush(f->d, fi->fh);
 	}
 	fuse_reply_err(req, rc < 0 ? -rc : 0);
 }
 
-/* release: the boot push ends (tail padding, BOOT_CONTROL=1). */
+/* release: a boot push nobody wrote to ends here; misc text is freed. */
 static void
 rsh_svc_ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 
-	if (ino == RSH_SVC_INO_BOOT && fi->fh == RSH_SVC_FH_BOOT_WRITER)
-		rsh_svc_boot_release(f->d, ctx->uid, ctx->pid);
+	if (ino == RSH_SVC_INO_BOOT && fi->fh != 0)
+		rsh_svc_boot_release(f->d, fi->fh);
 	else if (ino == RSH_SVC_INO_MISC && fi->fh != 0)
-		rsh_svc_fh_free(f, (struct rsh_svc_misc_fh *)(uintptr_t)fi->fh);
+		rsh_svc_fh_free(f, fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -424,100 +468,54 @@ static const struct fuse_lowlevel_ops rsh_svc_ll_ops = {
 	.ioctl = rsh_svc_ll_ioctl,
 };
 
-/* The session's loop (its own threads: a stalled boot write never holds
- * misc or rshim of the same device). */
-static void *
-rsh_svc_fuse_thread(void *arg)
-{
-	struct rsh_svc_fuse *f = arg;
-	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-
-	if (cfg != NULL) {
-		fuse_loop_cfg_set_max_threads(cfg, 8);
-		fuse_session_loop_mt(f->se, cfg);
-		fuse_loop_cfg_destroy(cfg);
-	}
-	return NULL;
-}
-
-/*
- * Create DIR/rshimN. A directory left mounted by a service that died
- * ("Transport endpoint is not connected") is unmounted first, so a
- * restarted service serves the same path.
- */
-static int
-rsh_svc_mnt_prepare(struct rsh_svc_dev *d)
-{
-	char parent[PATH_MAX + 4];
-	struct stat st, pst;
-	struct statfs sf;
-	int rc = stat(d->mnt, &st);
-
-	/* statfs always asks the FUSE server (stat may answer from cache). */
-	if (rc == 0 && statfs(d->mnt, &sf) < 0)
-		rc = -1;
-	if (rc < 0 && (errno == ENOTCONN || errno == ECONNABORTED)) {
-		RSH_SVC_LOG(NOTICE, d->name, "%s: stale mount of a service that died; unmounting it",
-			    d->mnt);
-		if (umount2(d->mnt, MNT_DETACH) < 0)
-			RSH_SVC_LOG(WARNING, d->name, "cannot unmount %s: %s", d->mnt,
-				    strerror(errno));
-	} else if (rc == 0) {
-		snprintf(parent, sizeof(parent), "%.4090s/..", d->mnt);
-		if (stat(parent, &pst) == 0 && pst.st_dev != st.st_dev) {
-			RSH_SVC_LOG(ERR, d->name, "%s is mounted by another process (another rshim-pmd?); name this device another rshimN",
-				    d->mnt);
-			return -EBUSY;
-		}
-	}
-	if (mkdir(d->mnt, 0755) < 0 && errno != EEXIST) {
-		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s", d->mnt, strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-/* Mount DIR/rshimN and serve it. */
+/* Mount DIR/rshimN and serve it (fuse_loop.c: mount point, threads). */
 int
 rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
-	char *argv[] = { "rshim-pmd", "-o",
-		"allow_other,default_permissions,fsname=rshim-pmd,subtype=rshim-pmd",
-		NULL };
-	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	char *argv[] = { "rshim-pmd", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
 	struct rsh_svc_fuse *f = calloc(1, sizeof(*f));
+	char dev_fd[32];
+	bool created;
+	int fd = -1;
 
 	if (f == NULL)
 		return -ENOMEM;
 	f->s = s;
 	f->d = d;
 	pthread_mutex_init(&f->fh_mu, NULL);
-	if (rsh_svc_mnt_prepare(d) < 0)
-		goto fail;
+	if (rsh_svc_mnt_make(d, &fd, &created) < 0)
+		goto fail_free;
 	f->se = fuse_session_new(&args, &rsh_svc_ll_ops, sizeof(rsh_svc_ll_ops), f);
 	fuse_opt_free_args(&args);
-	if (f->se == NULL || fuse_session_mount(f->se, d->mnt) != 0) {
-		RSH_SVC_LOG(ERR, d->name, "cannot mount %s (FUSE: is /dev/fuse there and fuse3 installed?)",
-			    d->mnt);
+	snprintf(dev_fd, sizeof(dev_fd), "/dev/fd/%d", fd);
+	/* libfuse takes the mounted connection (and closes it at destroy). */
+	if (f->se == NULL || fuse_session_mount(f->se, dev_fd) != 0)
 		goto fail;
-	}
-	f->mounted = true;
-	if (pthread_create(&f->thread, NULL, rsh_svc_fuse_thread, f) != 0)
+	fd = -1;
+	if (rsh_svc_loop_start(&f->loop, f->se, fuse_session_fd(f->se)) < 0)
 		goto fail;
+	f->looping = true;
 	d->fuse = f;
 	return 0;
 fail:
-	if (f->mounted)
-		fuse_session_unmount(f->se);
+	RSH_SVC_LOG(ERR, d->name, "cannot serve %s (FUSE session)", d->mnt);
+	if (fd >= 0)
+		close(fd);
+	rsh_svc_mnt_drop(d);
 	if (f->se != NULL)
 		fuse_session_destroy(f->se);
-	rmdir(d->mnt);
+fail_free:
 	pthread_mutex_destroy(&f->fh_mu);
 	free(f);
 	return -EIO;
 }
 
-/* Unmount, stop the session, remove DIR/rshimN. */
+/*
+ * Detach DIR/rshimN, stop the session's threads, end the connection,
+ * remove the directory. Never waits for the mount's users: a file still
+ * open or a shell inside answers ENOTCONN from then on.
+ */
 void
 rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 {
@@ -525,14 +523,18 @@ rsh_svc_nodes_stop(struct rsh_svc_dev *d)
 
 	if (f == NULL)
 		return;
-	rsh_svc_boot_cancel(d);
-	fuse_session_exit(f->se);
-	fuse_session_unmount(f->se);
-	pthread_join(f->thread, NULL);
+	/* Requests that wait (a push, an open's or SW_RESET's reset delay)
+	 * end now. */
+	rsh_svc_boot_shutdown(d);
+	__atomic_store_n(&d->ctl_cancel, 1, __ATOMIC_RELAXED);
+	rsh_svc_mnt_drop(d);
+	if (f->looping)
+		rsh_svc_loop_stop(&f->loop);
+	/* Closes /dev/fuse: requests still queued are answered ENOTCONN. */
 	fuse_session_destroy(f->se);
-	rmdir(d->mnt);
+	/* No worker is left: every open still listed has only its own ref. */
 	while (f->open_fh != NULL)
-		rsh_svc_fh_free(f, f->open_fh);
+		rsh_svc_fh_free(f, f->open_fh->id);
 	pthread_mutex_destroy(&f->fh_mu);
 	free(f);
 	d->fuse = NULL;

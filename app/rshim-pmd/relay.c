@@ -322,7 +322,9 @@ rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd,
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
 		struct rsh_svc_dev *d = &s->devs[i];
 
-		if (!d->live || __atomic_load_n(&d->gone, __ATOMIC_RELAXED))
+		/* A gone device too: what is typed or sent then is dropped
+		 * (and counted) by the channel, not kept for its return. */
+		if (!d->live)
 			continue;
 		work += rsh_svc_relay_dev(d, pfd, npfd, retry);
 	}

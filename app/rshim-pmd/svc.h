@@ -30,6 +30,8 @@
 #define RSH_SVC_MAX_DEVS 16
 #define RSH_SVC_MAX_CONF 64
 #define RSH_SVC_CONS_BUF (64u * 1024u)
+/* Content of a configuration line, comments not counted (any length). */
+#define RSH_SVC_CONF_LINE_MAX 1024u
 
 /* Exit codes (documented in rshim-pmd.8). */
 enum rsh_svc_exit {
@@ -93,9 +95,20 @@ struct rsh_svc_dev {
 	struct rsh_svc_fuse *fuse;
 	pthread_mutex_t mu;        /* guards the fields below (never held
 				    * across a device wait) */
-	struct rsh_boot *boot;     /* the one boot writer, or NULL */
-	bool boot_opening;
-	int boot_cancel;           /* cancels the reset delay of an open */
+	struct rsh_boot *boot;     /* the one boot writer's push, or NULL */
+	bool boot_opening;         /* the slot's open sequence runs */
+	bool boot_closing;         /* the slot's push is ending (tail, BOOT_CONTROL) */
+	bool boot_ending;          /* no new write may take the push */
+	bool boot_wrote;           /* the slot's open wrote data */
+	bool boot_idle_closed;     /* ... and was closed without any */
+	uint64_t boot_gen;         /* generation (FUSE fh) of the slot's open */
+	uint64_t boot_next_gen;
+	unsigned int boot_users;   /* writes in flight on boot */
+	uint64_t boot_cancels;     /* rsh_svc_boot_cancel() calls */
+	pthread_cond_t boot_cv;    /* with mu: users, slot and cancels changed */
+	int boot_cancel;           /* the push's cancel flag (atomic) */
+	int boot_stopped;          /* 1: cancelled because the service stops
+				    * (atomic): the writer gets EIO, not EINTR */
 	uid_t boot_uid;
 	pid_t boot_pid;
 	uint64_t boot_bytes;       /* total pushed through the node */
@@ -106,6 +119,10 @@ struct rsh_svc_dev {
 	bool clear_on_read;
 	bool boot_reset_skip;
 	uint64_t misc_writes, reg_reads, reg_writes;
+	unsigned int ctl_busy;     /* misc reads/writes running a device command
+				    * (atomic): the health check waits its turn */
+	int ctl_cancel;            /* set when the nodes stop: a SW_RESET's
+				    * reset delay ends (atomic) */
 	/* relay thread */
 	struct rsh_svc_cons cons;
 	struct rsh_tap tap;        /* tmfifo_netN (app/common/rsh_tap.h) */
@@ -160,6 +177,9 @@ void rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
 
 /* config.c */
 void rsh_svc_conf_default(struct rsh_svc_conf *c);
+/* s (len bytes) for a log line: bytes outside printable ASCII, '\\' and
+ * '"' as \xNN; out always terminated. */
+void rsh_svc_escape(const char *s, size_t len, char *out, size_t size);
 /* Parse a file; a bad line → one error naming file:line, -EINVAL. A
  * missing file is not an error when !required. */
 int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
@@ -167,6 +187,7 @@ int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
 int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
 
 /* devices.c */
+int rsh_svc_run_dir_check(struct rsh_svc *s);
 int rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *fd);
 void rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd);
 int rsh_svc_sync_devices(struct rsh_svc *s);
@@ -174,17 +195,38 @@ void rsh_svc_check_health(struct rsh_svc *s);
 void rsh_svc_stop_all(struct rsh_svc *s);
 struct rsh_svc_dev *rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx);
 
+/* fuse_loop.c: the mount point and the threads of a FUSE session. */
+#define RSH_SVC_FUSE_THREADS 8
+struct fuse_session;
+struct rsh_svc_loop {
+	struct fuse_session *se;
+	int fd;                    /* the connection (/dev/fuse, non-blocking) */
+	int stop_fd;               /* eventfd: readable once the workers must go */
+	pthread_mutex_t mu;        /* guards the fields below */
+	pthread_t threads[RSH_SVC_FUSE_THREADS];
+	unsigned int n, idle;
+	bool stopping;
+};
+int rsh_svc_mnt_make(struct rsh_svc_dev *d, int *fuse_fd, bool *created);
+void rsh_svc_mnt_drop(struct rsh_svc_dev *d);
+int rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd);
+void rsh_svc_loop_stop(struct rsh_svc_loop *l);
+
 /* nodes.c: the FUSE directory of a device. */
 int rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d);
 void rsh_svc_nodes_stop(struct rsh_svc_dev *d);
 
 /* node_boot.c / node_misc.c / node_rshim.c (FUSE threads). */
 int rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid,
-		      pid_t pid);
-int rsh_svc_boot_write(struct rsh_svc_dev *d, const void *buf, size_t len);
-int rsh_svc_boot_flush(struct rsh_svc_dev *d);
-void rsh_svc_boot_release(struct rsh_svc_dev *d, uid_t uid, pid_t pid);
+		      pid_t pid, uint64_t *gen);
+int rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf,
+		       size_t len);
+int rsh_svc_boot_flush(struct rsh_svc_dev *d, uint64_t gen);
+void rsh_svc_boot_release(struct rsh_svc_dev *d, uint64_t gen);
+void rsh_svc_boot_stop(struct rsh_svc_dev *d);
 void rsh_svc_boot_cancel(struct rsh_svc_dev *d);
+/* The service stops: cancel as above, the writer's error is EIO. */
+void rsh_svc_boot_shutdown(struct rsh_svc_dev *d);
 int rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size);
 void rsh_svc_misc_init(struct rsh_svc_dev *d);
 int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,

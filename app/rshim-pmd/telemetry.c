@@ -78,6 +78,9 @@ rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 			__atomic_load_n(&d->gone, __ATOMIC_RELAXED) ? "gone" :
 			pushing ? "pushing" : "ready");
 		rte_tel_data_add_dict_string(t, "ownership", "owned by this service (flock)");
+		/* misc requests running a device command (a SW_RESET, a log read) */
+		rte_tel_data_add_dict_int(t, "control_busy",
+					  (int)__atomic_load_n(&d->ctl_busy, __ATOMIC_RELAXED));
 		rc = 0;
 	}
 	pthread_mutex_unlock(&rsh_svc_tel_get()->relay_mu);
@@ -134,6 +137,7 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 		RSH_SVC_TEL_U64(rx_drop_oversize);
 		RSH_SVC_TEL_U64(rx_drop_closed);
 		RSH_SVC_TEL_U64(rx_drop_reset);
+		RSH_SVC_TEL_U64(tx_drop_gone);
 #undef RSH_SVC_TEL_U64
 	}
 	rte_tel_data_add_dict_u64(t, "console_dropped_unread", d->cons.dropped);

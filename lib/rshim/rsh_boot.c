@@ -77,6 +77,24 @@ rsh_boot_fill_free(struct rsh_boot *b)
 	return 0;
 }
 
+/*
+ * The line of a failed allocation: the failing call's errno, and for a
+ * lack of memory how much a push needs and what to reserve.
+ */
+static void
+rsh_boot_nomem(const struct rsh_boot *b, int err)
+{
+	unsigned int mib = (RSH_BOOT_NCHUNKS * (RSH_BOOT_CHUNK + 64) + (1u << 20) - 1) >> 20;
+
+	if (err != ENOMEM && err != 0) {
+		rsh_err_set("%s: cannot set up the boot chunk pipeline: %s", b->dev->name,
+			    rte_strerror(err));
+		return;
+	}
+	rsh_err_set("%s: cannot allocate %u boot chunks of %u KiB: out of DPDK memory (a push needs %u MiB); reserve more hugepages (e.g. dpdk-hugepages.py -p 2M -r 1G) or, without hugepages, give EAL more memory (-m)",
+		    b->dev->name, RSH_BOOT_NCHUNKS, RSH_BOOT_CHUNK / 1024, mib);
+}
+
 /* Allocate the chunk pool and the hand-off rings. */
 static int
 rsh_boot_alloc_pipe(struct rsh_boot *b)
@@ -86,6 +104,7 @@ rsh_boot_alloc_pipe(struct rsh_boot *b)
 	uint32_t id = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
 	unsigned int sp_sc = RING_F_SP_ENQ | RING_F_SC_DEQ;
 	unsigned int size = rte_align32pow2(RSH_BOOT_NCHUNKS + 1);
+	int err = 0;
 
 	b->chunk_bytes = b->opts.policy == RSH_BOOT_POLICY_REFERENCE ?
 			 RSH_BOOT_REF_CHUNK : RSH_BOOT_CHUNK;
@@ -95,22 +114,27 @@ rsh_boot_alloc_pipe(struct rsh_boot *b)
 				     sizeof(struct rsh_boot_chunk) + RSH_BOOT_CHUNK,
 				     0, 0, NULL, NULL, NULL, NULL,
 				     SOCKET_ID_ANY, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	if (b->pool == NULL)
+	if (b->pool == NULL) {
+		err = rte_errno; /* the failing call's, before others run */
 		goto err;
+	}
 	snprintf(name, sizeof(name), "rsh_boot_r%u", id);
 	b->to_poll = rte_ring_create(name, size, SOCKET_ID_ANY, sp_sc);
+	if (b->to_poll == NULL)
+		err = rte_errno;
 	snprintf(name, sizeof(name), "rsh_boot_f%u", id);
 	/* Free chunks: the poll lcore and the main lcore both return them. */
 	b->free = rte_ring_create(name, size, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	if (b->to_poll == NULL || b->free == NULL || rsh_boot_fill_free(b) != 0)
-		goto err;
-	return 0;
+	if (b->free == NULL && err == 0)
+		err = rte_errno;
+	if (err == 0 && rsh_boot_fill_free(b) != 0)
+		err = ENOMEM;
+	if (err == 0)
+		return 0;
 err:
-	rsh_err_set("%s: cannot allocate %u boot chunks of %u KiB: %s (reserve hugepages or give EAL more memory with -m)",
-		    b->dev->name, RSH_BOOT_NCHUNKS, RSH_BOOT_CHUNK / 1024,
-		    rte_strerror(rte_errno));
+	rsh_boot_nomem(b, err);
 	rsh_boot_free_pipe(b);
-	return -ENOMEM;
+	return err == ENOMEM || err == 0 ? -ENOMEM : -err;
 }
 
 /* Free the rings and the pool (chunks need not be returned to it). */

@@ -577,6 +577,56 @@ rsh_tmf_poll_booting(struct rsh_tmfifo *t)
 	return work;
 }
 
+/*
+ * The device is gone: what users queue can never be sent. Drop it and
+ * count it per channel (control words too), so a user sees why nothing
+ * moves and nothing old reaches the DPU when it returns.
+ */
+static unsigned int
+rsh_tmf_drop_gone(struct rsh_tmfifo *t)
+{
+	struct rte_mbuf *m;
+	unsigned int c, n = 0;
+	uint64_t w;
+
+	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
+		while (t->ch[c].tx != NULL && rte_ring_dequeue(t->ch[c].tx, (void **)&m) == 0) {
+			RSH_TMF_ADD(t->ch[c].st.tx_drop_gone, 1);
+			rte_pktmbuf_free(m);
+			n++;
+		}
+	}
+	while (rte_ring_dequeue_elem(t->ctrl, &w, sizeof(w)) == 0)
+		n++;
+	return n;
+}
+
+/* The device is back (the resync command): see rsh_tmfifo_resync(). */
+int
+rsh_tmf_revive(struct rsh_tmfifo *t)
+{
+	/* TILE_TO_HOST: the sync fill reads the other status itself. */
+	uint64_t v = rsh_dev_rd(t->dev, RSH_TM_TILE_TO_HOST_STS);
+	int rc = rsh_dev_val_err(v);
+
+	if (rc != 0)
+		return rc;
+	rsh_tmf_drop_gone(t);
+	rsh_tmf_tx_discard(t);
+	rsh_tmf_rx_discard(t);
+	t->unreach_since = 0;
+	t->resync = false;
+	t->blocked_since = 0;
+	RSH_TMF_ADD(t->st.returns, 1);
+	/* Pairs with the acquire load in rsh_tmfifo_status(). */
+	__atomic_store_n(&t->gone, 0, __ATOMIC_RELEASE);
+	if (t->dev->boot_opening || __atomic_load_n(&t->dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+		t->was_booting = true; /* synced when the push ends */
+		return 0;
+	}
+	return rsh_tmf_sync_fill(t);
+}
+
 /* Poll-lcore hook: one TX pass and one RX pass, see rsh_dev_priv.h. */
 unsigned int
 rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
@@ -592,7 +642,7 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 		return rsh_tmf_poll_booting(t);
 	t->booting = false;
 	if (__atomic_load_n(&t->gone, __ATOMIC_RELAXED))
-		return 0; /* reported to the users; nothing more to do */
+		return rsh_tmf_drop_gone(t); /* reported; until rsh_tmfifo_resync() */
 	if (t->was_booting) {
 		t->was_booting = false;
 		t->resync = false;

@@ -78,6 +78,8 @@ struct rsh_tmfifo_chan_stats {
 	uint64_t tx_drop_timeout;  /**< message stuck mid-way for 2 s: its
 				     *   rest was sent as zero words */
 	uint64_t rx_wakeups;       /**< eventfd signals to the user */
+	uint64_t tx_drop_gone;     /**< queued while the device was gone (all-ones):
+				     *   never sent, dropped (see rsh_tmfifo_resync()) */
 };
 
 /** Device-wide TM FIFO counters. */
@@ -100,6 +102,8 @@ struct rsh_tmfifo_stats {
 	uint64_t wake_errors;     /**< eventfd writes that failed */
 	uint64_t arm_resets;      /**< unreachable window then recovery: the
 				    *   ARM was reset; state discarded, resynced */
+	uint64_t returns;         /**< rsh_tmfifo_resync() after the device was
+				    *   back: state discarded, resynced */
 };
 
 /** Values reported by the peer in control messages (§4.7). */
@@ -148,6 +152,20 @@ bool rsh_tmfifo_attached(const struct rsh_dev *dev);
  * Any thread; sets rsh_last_error() on -ENODEV.
  */
 int rsh_tmfifo_status(struct rsh_dev *dev);
+
+/**
+ * The device answers again after it was gone (a hot return, a link that
+ * came back): a command on the poll lcore drops what users queued that
+ * could not be sent (counted as tx_drop_gone), discards the partial
+ * message state both ways, clears the gone state and sends the sync words
+ * (§4.10; after the push when one runs), so both channels run again. Also
+ * right when rsh_tmfifo_status() never said gone (a short outage). While
+ * gone, whatever users queue is dropped and counted the same way. Any
+ * thread.
+ * @return 0; -ENOENT not attached; -ENODEV/-EIO the TM FIFO status still
+ *   reads all-ones / a "not reachable" pattern (try again later).
+ */
+int rsh_tmfifo_resync(struct rsh_dev *dev);
 
 /**
  * The channel's wake-up descriptor (an eventfd, non-blocking): readable

@@ -117,7 +117,7 @@ rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
 	t->ctrl = rte_ring_create_elem(name, sizeof(uint64_t), RSH_TMF_CTRL_RING,
 				       o->socket_id, RING_F_SC_DEQ);
 	if (t->rx_pool == NULL || t->tx_pool == NULL || t->ctrl == NULL)
-		return -ENOMEM;
+		return -ENOMEM; /* the caller names what to reserve */
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
 		if (!open[c])
 			continue;
@@ -225,8 +225,9 @@ fail_free:
 	rsh_tmf_free(t);
 fail:
 	if (rc == -ENOMEM)
-		rsh_err_set("%s: no memory for tmfifo rings/pools (%s)", dev->name,
-			    rte_strerror(rte_errno));
+		rsh_err_set("%s: out of DPDK memory for the tmfifo rings and mbuf pools (%u MiB for %u + %u mbufs); reserve more hugepages (e.g. dpdk-hugepages.py -p 2M -r 1G) or, without hugepages, give EAL more memory (-m)",
+			    dev->name, (unsigned int)(((uint64_t)o->pool_size * 2 *
+			    (RTE_MBUF_DEFAULT_BUF_SIZE + 192) >> 20) + 1), o->pool_size, o->pool_size);
 	return rc;
 }
 
@@ -251,6 +252,39 @@ rsh_tmfifo_detach(struct rsh_dev *dev)
 	rsh_cmd_init(&c, dev, "tmfifo detach", rsh_tmf_detach_step);
 	rsh_cmd_exec(&c);
 	rsh_tmf_free(t);
+}
+
+/* Command step: the device is back; drop, discard and resync. */
+static int
+rsh_tmf_resync_step(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_tmfifo *t = c->dev->tmfifo;
+	int rc;
+
+	RTE_SET_USED(now);
+	if (t == NULL) {
+		rsh_err_set("%s: tmfifo channels not open", c->dev->name);
+		return rsh_cmd_finish(c, -ENOENT);
+	}
+	rc = rsh_tmf_revive(t);
+	if (rc != 0)
+		rsh_err_set("%s: TM FIFO status still unreadable (%s); not resynchronised",
+			    c->dev->name, rc == -ENODEV ? "device gone" : "device in reset");
+	return rsh_cmd_finish(c, rc);
+}
+
+/* The device is back after it was gone, see rsh_tmfifo_api.h. */
+int
+rsh_tmfifo_resync(struct rsh_dev *dev)
+{
+	struct rsh_cmd c;
+
+	if (__atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE) == NULL) {
+		rsh_err_set("%s: tmfifo channels not open", dev->name);
+		return -ENOENT;
+	}
+	rsh_cmd_init(&c, dev, "tmfifo resync", rsh_tmf_resync_step);
+	return rsh_cmd_exec(&c);
 }
 
 /* Health of the TM FIFO path, see rsh_tmfifo_api.h. */

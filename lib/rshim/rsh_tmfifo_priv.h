@@ -152,4 +152,8 @@ rsh_tmfifo_user_pending(struct rsh_dev *dev)
  * lcore only (the data path's resync and the attach command step). */
 int rsh_tmf_sync_fill(struct rsh_tmfifo *t);
 
+/* The device is back after it was gone: drop, discard, resync; 0 or the
+ * errno of a bad STS read. Poll lcore only (the resync command step). */
+int rsh_tmf_revive(struct rsh_tmfifo *t);
+
 #endif /* RSH_TMFIFO_PRIV_H */

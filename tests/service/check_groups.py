@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every case of test_service.py runs in exactly one service-* meson test:
-the groups select cases by the -k substrings listed in meson.build.
+"""Every case of a service test file runs in exactly one service-* meson
+test: the groups select cases by the -k substrings listed in meson.build.
+The groups of test_hardening.py are named hard-*, those of
+test_service.py are the others.
 
-  check_groups.py test_service.py meson.build
+  check_groups.py TEST_FILE meson.build [hard-]
 """
 import re
 import sys
 
 cases = re.findall(r"^    def (test_\w+)\(", open(sys.argv[1]).read(), re.M)
+prefix = sys.argv[3] if len(sys.argv) > 3 else ""
 text = open(sys.argv[2]).read()
-groups = re.findall(r"\['(\w+)', \[([^\]]*)\]\]", text)
+groups = [(g, p) for g, p in re.findall(r"\['([\w-]+)', \[([^\]]*)\]\]", text)
+          if (g.startswith(prefix) if prefix else not g.startswith("hard-"))]
 bad = 0
 for c in cases:
     hits = [g for g, pats in groups

@@ -15,6 +15,7 @@ import signal
 import socket
 import json
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -137,6 +138,14 @@ class Service:
         """`ip -n <its namespace> ARGS`; the exit code."""
         return subprocess.call(["ip", "-n", self.netns] + list(args),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def send_frame(self, idx, frame):
+        """Write one raw Ethernet frame into tmfifo_net<idx> (its namespace);
+        True when it went out."""
+        code = ("import socket, sys; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); "
+                "s.bind((sys.argv[1], 0)); s.send(bytes.fromhex(sys.argv[2]))")
+        return subprocess.call(["ip", "netns", "exec", self.netns, sys.executable, "-c", code,
+                                "tmfifo_net%d" % idx, frame.hex()]) == 0
 
     def tap(self, idx):
         """tmfifo_net<idx> in its namespace: a dict (flags, address), or None."""

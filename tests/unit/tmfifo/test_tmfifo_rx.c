@@ -241,6 +241,78 @@ test_rx_arm_reset_and_gone(void **state)
 	assert_true(rsh_t_readable(fd));
 }
 
+/*
+ * Gone, then back (a hot return): while gone nothing is written to the
+ * FIFO and what users queue is dropped and counted; rsh_tmfifo_resync()
+ * is refused while the status still reads all-ones, then clears the gone
+ * state, discards the half-received message, sends sync words, and both
+ * directions carry data again.
+ */
+static void
+test_gone_then_resync(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	struct rsh_tmfifo_chan_stats cs, ns;
+	struct rsh_tmfifo_stats st;
+	struct timespec ts = { 1, 200000000 };
+	uint8_t f[100] = { 0 }, got[16];
+	unsigned int writes, sync, i;
+
+	rsh_t_attach(c, 64, false);
+	rsh_t_push(&c->m.tth, rsh_tmf_hdr_encode(1, 100, NULL)); /* half a frame */
+	rsh_t_push(&c->m.tth, 0x2222);
+	rsh_t_poll(c);
+	c->m.sts_bad = RSH_ALL_ONES;
+	rsh_t_poll(c);
+	nanosleep(&ts, NULL);
+	rsh_t_poll(c);
+	assert_int_equal(rsh_tmfifo_status(&c->dev), -ENODEV);
+	writes = c->m.write_calls;
+	assert_int_equal(rsh_tmfifo_console_write(&c->dev, "lost", 4), 4);
+	for (i = 0; i < 3; i++)
+		rsh_t_poll(c);
+	assert_int_equal(c->m.write_calls, writes);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_CONSOLE, &cs, NULL);
+	assert_int_equal(cs.tx_drop_gone, 1);
+	/* Still all-ones: refused, still gone. */
+	assert_int_equal(rsh_tmfifo_resync(&c->dev), -ENODEV);
+	assert_int_equal(rsh_tmfifo_status(&c->dev), -ENODEV);
+	/* Back, powered on fresh: empty FIFOs. */
+	c->m.sts_bad = 0;
+	c->m.htt.cnt = c->m.tth.cnt = 0;
+	c->m.htt_sts_pass = c->m.tth_sts_pass = 0; /* the command is a pass */
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, NULL, &st);
+	sync = (unsigned int)st.tx_sync_words;
+	assert_int_equal(rsh_tmfifo_resync(&c->dev), 0);
+	assert_int_equal(rsh_tmfifo_status(&c->dev), 0);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, &st);
+	assert_int_equal(st.returns, 1);
+	assert_true(st.tx_sync_words > sync);
+	assert_int_equal(ns.rx_drop_reset, 1); /* the half frame */
+	/* Host to DPU: the console message reaches the FIFO, whole. */
+	rsh_t_arm_drain(c, RSH_T_FIFO);
+	c->m.log_n = 0;
+	assert_int_equal(rsh_tmfifo_console_write(&c->dev, "back", 4), 4);
+	rsh_t_poll(c);
+	rsh_t_arm_drain(c, RSH_T_FIFO);
+	assert_int_equal(c->m.log_n, 2);
+	assert_int_equal(rsh_tmf_hdr_len(c->m.log[0]), 4);
+	rsh_t_poll(c);
+	rsh_t_arm_drain(c, RSH_T_FIFO);
+	assert_int_equal(c->m.log_n, 2);
+	/* DPU to host: a frame and console bytes are delivered. */
+	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmf_hdr_encode(3, 2, NULL), "ok", 2);
+	rsh_t_poll(c);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
+	assert_int_equal(ns.rx_mbufs, 1);
+	assert_int_equal(rsh_tmfifo_console_read(&c->dev, got, sizeof(got)), 2);
+	assert_memory_equal(got, "ok", 2);
+	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_CONSOLE, &cs, NULL);
+	assert_int_equal(cs.tx_drop_gone, 1);
+	assert_int_equal(cs.tx_msgs, 1);
+}
+
 /* Corrupt headers are drained and counted; the stream resynchronises. */
 static void
 test_rx_resync(void **state)
@@ -403,6 +475,7 @@ main(void)
 		T(test_rx_console_during_boot),
 		T(test_rx_wakeup_fd),
 		T(test_rx_arm_reset_and_gone),
+		T(test_gone_then_resync),
 		T(test_rx_resync),
 		T(test_rx_backpressure_net),
 		T(test_rx_backpressure_console),
