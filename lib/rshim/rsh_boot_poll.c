@@ -148,6 +148,17 @@ rsh_boot_read_count(struct rsh_boot *b, uint64_t now, uint32_t *count)
 	return 0;
 }
 
+/* Cycles computed from the drain rate, as ns; beyond the longest wait
+ * (a nearly stalled device's rate gives any number) it is the longest
+ * wait, and the float never overflows the integer. */
+static uint64_t
+rsh_boot_rate_ns(double cycles)
+{
+	double max = (double)rsh_ns_cyc(RSH_BOOT_WAIT_MAX_NS);
+
+	return cycles >= max ? RSH_BOOT_WAIT_MAX_NS : rsh_cyc_ns((uint64_t)cycles);
+}
+
 /*
  * Decide whether to write now. With a slow device, wait until about half
  * the FIFO is free, but never longer than half the time the device needs
@@ -176,11 +187,11 @@ rsh_boot_wait_ns(struct rsh_boot *b, uint32_t count)
 			RTE_MIN(b->backoff_ns * 2, RSH_BOOT_BACKOFF_MAX_NS);
 		return b->backoff_ns;
 	}
-	dry_ns = rsh_cyc_ns((uint64_t)(RSH_BOOT_DRY_FRACTION * count / b->rate));
+	dry_ns = rsh_boot_rate_ns(RSH_BOOT_DRY_FRACTION * count / b->rate);
 	/* A fast device empties the FIFO while we write: top it up sooner. */
 	if (dry_ns < RSH_BOOT_FAST_DRY_NS)
 		want = RTE_MIN(b->credit_max / 2, left);
-	need_ns = rsh_cyc_ns((uint64_t)((want - b->credit) / b->rate));
+	need_ns = rsh_boot_rate_ns((want - b->credit) / b->rate);
 	need_ns = RTE_MIN(RTE_MIN(need_ns, dry_ns), RSH_BOOT_WAIT_MAX_NS);
 	if (need_ns < RSH_BOOT_SPIN_NS)
 		return b->credit > 0 ? 0 : RSH_BOOT_SPIN_NS;

@@ -158,9 +158,24 @@ if command -v script >/dev/null 2>&1; then
 	timeout 120 script -qec "sleep 2 | '$app' --device sim:bf3,booted=1,drain=50M --skip-reset --push-boot '$demo' --console --log-wait 1" \
 		"$tmp/tty" >/dev/null 2>&1 </dev/null
 	rc=$?
+	# What the terminal shows: each line after its carriage returns and
+	# erases (a bar cleared by \r ESC[K before the prompt is gone).
+	shown=$(python3 -c '
+import re, sys
+for raw in open(sys.argv[1], "rb").read().decode(errors="replace").split("\n"):
+    cells, col = [], 0
+    for tok in re.findall(r"\r|\x1b\[K|[^\r\x1b]+|\x1b", raw):
+        if tok == "\r":
+            col = 0
+        elif tok == "\x1b[K":
+            del cells[col:]
+        else:
+            cells[col:col + len(tok)] = list(tok)
+            col += len(tok)
+    print("".join(cells))' "$tmp/tty")
 	if [ "$rc" -eq 0 ] && grep -q $'\r\033\[K' "$tmp/tty" &&
 	   grep -q "rshim-pmd emulated" "$tmp/tty" &&
-	   ! grep -a "dpu# " "$tmp/tty" | grep -q "MiB/s"; then
+	   grep -q "dpu# " <<<"$shown" && ! grep -a "dpu# " <<<"$shown" | grep -q "MiB/s"; then
 		pass push-console-tty
 	else
 		fail "push-console-tty: exit $rc: $(cat -v "$tmp/tty" | head -12)"
