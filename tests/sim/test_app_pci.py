@@ -193,7 +193,7 @@ class AppPciTest(unittest.TestCase):
         for dev in ("0000:03:00.2", "03:00.2", "pcie-0000:03:00.2"):
             p = self.app("--device", dev, "--push-boot", DEMO, rc=4)
             self.one_line(p, "mlx5_core",
-                          "dpdk-devbind.py -b vfio-pci 0000:03:00.2")
+                          "rshim-devbind.py -b vfio-pci 0000:03:00.2")
 
     def test_no_such_address(self):
         p = self.app("--device", "0000:99:00.0", "--push-boot", DEMO, rc=4)
