@@ -27,6 +27,7 @@
 #include <rte_log.h>
 
 #include "rsh_backend.h"
+#include "rsh_sim.h"
 #include "rsh_simpci.h"
 
 static volatile sig_atomic_t rsh_sp_stop, rsh_sp_dump;
@@ -79,14 +80,21 @@ rsh_sp_eal(void)
 	return rc;
 }
 
-/* Print the counters. */
+/* Print the counters: the proxy's, then the emulated device's own. */
 static void
 rsh_sp_stats(const struct rsh_simpci *s, const char *when)
 {
+	struct rsh_sim_stats st;
 	char line[512];
 
 	rsh_simpci_stats_line(s, line, sizeof(line));
 	fprintf(stderr, "rshim-sim-pci: %s: %s: %s\n", s->be->name, when, line);
+	if (rsh_sim_stats_get(s->be, &st) == 0)
+		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu bad_accesses=%lu booted=%d gone=%d\n",
+			s->be->name, when, (unsigned long)st.consumed_bytes,
+			(unsigned long)st.images_ok, (unsigned long)st.resets,
+			(unsigned long)st.arm_resets, (unsigned long)st.bad_accesses,
+			st.booted, st.gone);
 }
 
 /* Serve until the peer goes, a signal stops us or a message is bad. */

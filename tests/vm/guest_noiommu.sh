@@ -1,0 +1,3 @@
+#!/bin/bash
+. "$(dirname "$0")/guest_lib.sh"
+finish
