@@ -223,7 +223,22 @@ def bind_one(fs, bdf, driver, load):
     fs.write(os.path.join(fs.dev_dir(bdf), "driver_override"), driver)
     if fs.driver(bdf):
         fs.write(os.path.join(fs.dev_dir(bdf), "driver", "unbind"), bdf)
-    fs.write(os.path.join(drv_dir, "bind"), bdf)
+    try:
+        fs.write(os.path.join(drv_dir, "bind"), bdf)
+    except OSError as e:
+        fs.write(os.path.join(fs.dev_dir(bdf), "driver_override"), "\n")
+        raise SystemExit(bind_error(fs, bdf, driver, e))
+
+
+def bind_error(fs, bdf, driver, err):
+    """One line: why the kernel refused the bind, and what to do."""
+    if driver == "vfio-pci" and fs.iommu_group(bdf) is None:
+        return ("Error: %s has no IOMMU group, so vfio-pci cannot take it; "
+                "boot with intel_iommu=on iommu=pt (AMD: amd_iommu=on), or "
+                "(a VM without vIOMMU) modprobe vfio "
+                "enable_unsafe_noiommu_mode=1 where the kernel has "
+                "CONFIG_VFIO_NOIOMMU, or bind uio_pci_generic" % bdf)
+    return "Error: %s: %s refused the bind: %s" % (bdf, driver, err.strerror)
 
 
 def use_driverctl(args):

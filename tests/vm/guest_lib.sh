@@ -62,6 +62,13 @@ wait_for() {
 	done
 }
 
+# reap PID SEC: its exit status in $rc, killed (rc 137) after SEC.
+reap() {
+	wait_for "$2" sh -c "! kill -0 $1" || kill -KILL "$1"
+	wait "$1"
+	rc=$?
+}
+
 # host_ctl "kill N": ask rshim-vm on the host; wait for its answer.
 host_ctl() {
 	echo "$1" >>"$RSHIM_VM_CTL"
@@ -78,4 +85,26 @@ finish() {
 	echo "$passes passed, $fails failed"
 	[ "$fails" -eq 0 ]
 	exit
+}
+
+# push_console NAME DEV [ARGS...]: push $BFB, then the console in the same
+# run: "DPU is ready", a marker typed comes back, SIGTERM ends it (exit 0).
+push_console() {
+	local name=$1 dev=$2 app m; shift 2
+	rm -f "$W/in"; mkfifo "$W/in"
+	"$APP" --device "$dev" --reset-delay 100 --no-progress --push-boot "$BFB" --console "$@" \
+		<"$W/in" >"$W/$name.out" 2>&1 &
+	app=$!
+	exec 3>"$W/in"
+	if wait_for 90 grep -q "DPU is ready" "$W/$name.out"; then
+		pass "$name: push, DPU is ready"
+	else
+		fail "$name: push: $(tail -5 "$W/$name.out")"
+	fi
+	m=marker-$RANDOM$RANDOM
+	echo "echo $m" >&3
+	wait_for 20 sh -c "tr -d '\r' <'$W/$name.out' | grep -q '^$m'" && pass "$name: console round trip" ||
+		fail "$name: console: no $m in: $(tail -3 "$W/$name.out")"
+	kill -TERM "$app"; reap "$app" 30; exec 3>&-
+	[ "$rc" -eq 0 ] && pass "$name: exit 0 on SIGTERM" || fail "$name: exit $rc"
 }

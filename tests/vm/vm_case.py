@@ -41,7 +41,7 @@ def cases(peer):
         "vfio": ("--iommu", [
             "sim:bf3,drain=20M,peer=%d" % peer,
             "sim:bf2,stall=60s@16K,peer=none",
-            "sim:bf3,armreset@24K,peer=none"]),
+            "sim:bf3,stall=5s@16K,peer=none"]),
         "service": ("--iommu", [
             "sim:bf3,drain=20M,peer=none",
             "sim:bf2,drain=20M,peer=none"]),

@@ -9,7 +9,8 @@
  * as the in-process backend is.
  *
  * Output (stderr): one "serving" line, then at exit (and on SIGUSR1) the
- * counters. Exit codes: 0 the peer closed the socket or SIGTERM/SIGINT;
+ * counters. SIGUSR2 makes the emulated ARM reset on its own (a watchdog,
+ * a crash), as rsh_sim_inject(RSH_SIM_EV_ARM_RESET) does in-process. Exit codes: 0 the peer closed the socket or SIGTERM/SIGINT;
  * 1 a malformed message (one line says which); 2 bad command line;
  * 4 the device cannot be opened; 8 EAL.
  */
@@ -30,14 +31,17 @@
 #include "rsh_sim.h"
 #include "rsh_simpci.h"
 
-static volatile sig_atomic_t rsh_sp_stop, rsh_sp_dump;
+static volatile sig_atomic_t rsh_sp_stop, rsh_sp_dump, rsh_sp_armreset;
 
-/* SIGTERM/SIGINT: stop; SIGUSR1: print the counters. */
+/* SIGTERM/SIGINT: stop; SIGUSR1: print the counters; SIGUSR2: the ARM
+ * resets on its own. */
 static void
 rsh_sp_on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		rsh_sp_dump = 1;
+	else if (sig == SIGUSR2)
+		rsh_sp_armreset = 1;
 	else
 		rsh_sp_stop = 1;
 }
@@ -60,8 +64,9 @@ rsh_sp_usage(FILE *f)
 "  --quiet    no \"serving\" line\n"
 "  --help     this text\n"
 "\n"
-"Counters (messages by type, MMIO reads/writes, bad accesses) are printed\n"
-"on stderr at exit and on SIGUSR1.\n"
+"Counters (messages by type, MMIO reads/writes, bad accesses, the device's\n"
+"own) are printed on stderr at exit and on SIGUSR1. SIGUSR2 resets the\n"
+"emulated DPU's ARM as a watchdog would.\n"
 "Exit status: 0 QEMU closed the socket, or SIGTERM/SIGINT; 1 a malformed\n"
 "message; 2 bad command line; 4 the device cannot be opened; 8 EAL.\n");
 }
@@ -107,6 +112,13 @@ rsh_sp_loop(struct rsh_simpci *s)
 		if (rsh_sp_dump) {
 			rsh_sp_dump = 0;
 			rsh_sp_stats(s, "counters");
+		}
+		if (rsh_sp_armreset) {
+			rsh_sp_armreset = 0;
+			/* takes effect at the next register access */
+			rsh_sim_inject(s->be, RSH_SIM_EV_ARM_RESET, 0);
+			fprintf(stderr, "rshim-sim-pci: %s: SIGUSR2: ARM reset injected\n",
+				s->be->name);
 		}
 		if (rsh_sp_stop)
 			return 0;
@@ -197,6 +209,7 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	sigaction(SIGINT, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
+	sigaction(SIGUSR2, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	if (!quiet)
 		fprintf(stderr, "rshim-sim-pci: serving %s as %04x:%04x rev %u, BAR0 %lu KiB, on fd %d\n",
 			dev, 0x15B3, s.cfg.b[2] | s.cfg.b[3] << 8, be->revision,
