@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rsh-mmio-rtt: the round trip of one 8-byte MMIO access to a PCI
+ * function's BAR0, through an mmap of its sysfs resource0 (the direct
+ * mapping; run it on an unbound or uio-bound function). In a guest whose
+ * rshim function is served by rshim-sim-pci, every access traps to QEMU
+ * and crosses the proxy socket: this is the trap-and-emulate cost the
+ * cost model is then given (doc/benchmarks.md).
+ *
+ *   rsh-mmio-rtt BDF RD_OFF WR_OFF [N]
+ *
+ * Reads RD_OFF and writes WR_OFF (a plain scratch register) N times each
+ * (default 20000) in 10 batches; prints the median batch's ns per access:
+ * "read_ns=... write_ns=...".
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RSH_RTT_BATCHES 10
+
+/* Monotonic ns. */
+static double
+rsh_rtt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* qsort order of doubles. */
+static int
+rsh_rtt_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median ns per access of n accesses, in batches. */
+static double
+rsh_rtt_measure(volatile uint64_t *reg, int write, unsigned int n)
+{
+	double t[RSH_RTT_BATCHES], t0;
+	unsigned int b, i, per = n / RSH_RTT_BATCHES;
+	uint64_t sink = 0;
+
+	for (b = 0; b < RSH_RTT_BATCHES; b++) {
+		t0 = rsh_rtt_now();
+		for (i = 0; i < per; i++) {
+			if (write)
+				*reg = i;
+			else
+				sink += *reg;
+		}
+		t[b] = (rsh_rtt_now() - t0) / per;
+	}
+	(void)sink;
+	qsort(t, RSH_RTT_BATCHES, sizeof(t[0]), rsh_rtt_cmp);
+	return t[RSH_RTT_BATCHES / 2];
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned long rd, wr;
+	unsigned int n;
+	char path[256];
+	uint8_t *bar;
+	off_t len;
+	int fd;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: rsh-mmio-rtt BDF RD_OFF WR_OFF [N]\n");
+		return 2;
+	}
+	rd = strtoul(argv[2], NULL, 0);
+	wr = strtoul(argv[3], NULL, 0);
+	n = argc > 4 ? (unsigned int)strtoul(argv[4], NULL, 0) : 20000;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", argv[1]);
+	fd = open(path, O_RDWR | O_SYNC);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	len = lseek(fd, 0, SEEK_END);
+	bar = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (bar == MAP_FAILED || rd + 8 > (unsigned long)len || wr + 8 > (unsigned long)len) {
+		fprintf(stderr, "rsh-mmio-rtt: cannot map %s or offsets outside it\n", path);
+		return 1;
+	}
+	printf("read_ns=%.0f write_ns=%.0f\n",
+	       rsh_rtt_measure((volatile uint64_t *)(bar + rd), 0, n),
+	       rsh_rtt_measure((volatile uint64_t *)(bar + wr), 1, n));
+	munmap(bar, (size_t)len);
+	close(fd);
+	return 0;
+}
