@@ -82,7 +82,7 @@ def main():
         sys.exit("bench_vm: incomplete guest output:\n" + text)
     rd = statistics.median(r for r, _ in rtt)
     wr = statistics.median(w for _, w in rtt)
-    vm_mibs = statistics.median(float(m.group(3)) for m in pushes)
+    vm_mibs = statistics.median(int(m.group(1)) / 1048576 / float(m.group(2)) for m in pushes)
     vm_rd = statistics.median(float(m.group(4)) for m in pushes)
     vm_wr = statistics.median(float(m.group(5)) for m in pushes)
     ip = inprocess(bfb, rd, wr, runs)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,7 @@ main(int argc, char **argv)
 	unsigned int n;
 	char path[256];
 	uint8_t *bar;
+	struct stat st;
 	off_t len;
 	int fd;
 
@@ -82,13 +84,21 @@ main(int argc, char **argv)
 	rd = strtoul(argv[2], NULL, 0);
 	wr = strtoul(argv[3], NULL, 0);
 	n = argc > 4 ? (unsigned int)strtoul(argv[4], NULL, 0) : 20000;
+	/* memory decoding on, as the direct mapping mode does (§2.3) */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/enable", argv[1]);
+	fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			perror(path);
+		close(fd);
+	}
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", argv[1]);
 	fd = open(path, O_RDWR | O_SYNC);
 	if (fd < 0) {
 		perror(path);
 		return 1;
 	}
-	len = lseek(fd, 0, SEEK_END);
+	len = fstat(fd, &st) == 0 ? st.st_size : 0;
 	bar = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (bar == MAP_FAILED || rd + 8 > (unsigned long)len || wr + 8 > (unsigned long)len) {
 		fprintf(stderr, "rsh-mmio-rtt: cannot map %s or offsets outside it\n", path);
