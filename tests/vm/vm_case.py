@@ -123,7 +123,7 @@ def main():
     rx = threading.Thread(target=tcp_receiver, args=(peer, share, stop), daemon=True)
     rx.start()
     cmd = [sys.executable, os.environ["RSHIM_VM"], "--share", share,
-           "--timeout", "170", mode]
+           "--timeout", "280", mode]
     for s in sims:
         cmd += ["--sim", s]
     cmd += ["--", "/bin/bash", os.path.join(HERE, "guest_%s.sh" % case)]
