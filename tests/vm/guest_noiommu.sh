@@ -17,4 +17,19 @@ layer "doctor: rshim ok" rshim ok "answers"
 push_console noiommu "$D"
 grep -q "VFIO noiommu mode" "$W/noiommu.out" && pass "the noiommu notice is said" ||
 	fail "no noiommu notice: $(grep -i iommu "$W/noiommu.out")"
+# The NIC firmware asks for a reset while the app runs: no INTx reaches a
+# TCG guest, so the request is answered from the SCRATCHPAD6 poll.
+rm -f "$W/in"; mkfifo "$W/in"
+"$APP" --device "$D" --console <"$W/in" >"$W/rst.out" 2>&1 &
+app=$!
+exec 3>"$W/in"
+sleep 3
+host_ctl "rstreq 0" && pass "NIC reset request raised in emulator 0" || fail "no reset request raised"
+wait_for 20 grep -q "NIC firmware reset (type 2): pausing the device" "$W/rst.out" &&
+	pass "reset request answered without an interrupt" || fail "reset request: $(tail -4 "$W/rst.out")"
+grep -q "no interrupt came with the NIC firmware's reset request" "$W/rst.out" &&
+	pass "the no-INTx fallback is said" || fail "no fallback line: $(tail -4 "$W/rst.out")"
+sleep 5
+kill -TERM "$app"; reap "$app" 30; exec 3>&-
+[ "$rc" -eq 0 ] && pass "app exit 0 after the NIC reset" || fail "app exit $rc after the reset"
 finish

@@ -54,6 +54,7 @@ def cases(peer):
 HOST_CHECKS = {
     "vfio": [(2, r"device .* arm_resets=1 "), (0, r"bad_accesses=0 ")],
     "service": [(0, r"bad_accesses=0 "), (0, r"images_ok=5 ")],
+    "noiommu": [(0, r"rst_requests=1 rst_done=1 ")],
 }
 
 

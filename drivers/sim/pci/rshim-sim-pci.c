@@ -10,7 +10,8 @@
  *
  * Output (stderr): one "serving" line, then at exit (and on SIGUSR1) the
  * counters. SIGUSR2 makes the emulated ARM reset on its own (a watchdog,
- * a crash), as rsh_sim_inject(RSH_SIM_EV_ARM_RESET) does in-process. Exit codes: 0 the peer closed the socket or SIGTERM/SIGINT;
+ * a crash), as rsh_sim_inject(RSH_SIM_EV_ARM_RESET) does in-process;
+ * SIGHUP raises a NIC-firmware reset request (RSH_SIM_EV_RST_REQUEST). Exit codes: 0 the peer closed the socket or SIGTERM/SIGINT;
  * 1 a malformed message (one line says which); 2 bad command line;
  * 4 the device cannot be opened; 8 EAL.
  */
@@ -31,10 +32,11 @@
 #include "rsh_sim.h"
 #include "rsh_simpci.h"
 
-static volatile sig_atomic_t rsh_sp_stop, rsh_sp_dump, rsh_sp_armreset;
+static volatile sig_atomic_t rsh_sp_stop, rsh_sp_dump, rsh_sp_armreset,
+	rsh_sp_rstreq;
 
 /* SIGTERM/SIGINT: stop; SIGUSR1: print the counters; SIGUSR2: the ARM
- * resets on its own. */
+ * resets on its own; SIGHUP: the NIC firmware asks for a NIC reset. */
 static void
 rsh_sp_on_signal(int sig)
 {
@@ -42,8 +44,29 @@ rsh_sp_on_signal(int sig)
 		rsh_sp_dump = 1;
 	else if (sig == SIGUSR2)
 		rsh_sp_armreset = 1;
+	else if (sig == SIGHUP)
+		rsh_sp_rstreq = 1;
 	else
 		rsh_sp_stop = 1;
+}
+
+/* Events the signals asked for; they act at the next register access. */
+static void
+rsh_sp_events(struct rsh_simpci *s)
+{
+	if (rsh_sp_armreset) {
+		rsh_sp_armreset = 0;
+		rsh_sim_inject(s->be, RSH_SIM_EV_ARM_RESET, 0);
+		fprintf(stderr, "rshim-sim-pci: %s: SIGUSR2: ARM reset injected\n",
+			s->be->name);
+	}
+	if (rsh_sp_rstreq) {
+		rsh_sp_rstreq = 0;
+		/* type 2 (NIC), downtime 10 x 10 ms (hardware-notes §6.7) */
+		rsh_sim_inject(s->be, RSH_SIM_EV_RST_REQUEST, 2u | 10u << 8);
+		fprintf(stderr, "rshim-sim-pci: %s: SIGHUP: NIC reset request raised\n",
+			s->be->name);
+	}
 }
 
 /* --help text. */
@@ -66,7 +89,8 @@ rsh_sp_usage(FILE *f)
 "\n"
 "Counters (messages by type, MMIO reads/writes, bad accesses, the device's\n"
 "own) are printed on stderr at exit and on SIGUSR1. SIGUSR2 resets the\n"
-"emulated DPU's ARM as a watchdog would.\n"
+"emulated DPU's ARM as a watchdog would; SIGHUP makes its NIC firmware ask\n"
+"the host for a NIC reset (the SCRATCHPAD6 handshake).\n"
 "Exit status: 0 QEMU closed the socket, or SIGTERM/SIGINT; 1 a malformed\n"
 "message; 2 bad command line; 4 the device cannot be opened; 8 EAL.\n");
 }
@@ -95,10 +119,11 @@ rsh_sp_stats(const struct rsh_simpci *s, const char *when)
 	rsh_simpci_stats_line(s, line, sizeof(line));
 	fprintf(stderr, "rshim-sim-pci: %s: %s: %s\n", s->be->name, when, line);
 	if (rsh_sim_stats_get(s->be, &st) == 0)
-		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu bad_accesses=%lu booted=%d gone=%d\n",
+		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu rst_requests=%lu rst_done=%lu bad_accesses=%lu booted=%d gone=%d\n",
 			s->be->name, when, (unsigned long)st.consumed_bytes,
 			(unsigned long)st.images_ok, (unsigned long)st.resets,
-			(unsigned long)st.arm_resets, (unsigned long)st.bad_accesses,
+			(unsigned long)st.arm_resets, (unsigned long)st.rst_requests,
+			(unsigned long)st.rst_done, (unsigned long)st.bad_accesses,
 			st.booted, st.gone);
 }
 
@@ -113,13 +138,7 @@ rsh_sp_loop(struct rsh_simpci *s)
 			rsh_sp_dump = 0;
 			rsh_sp_stats(s, "counters");
 		}
-		if (rsh_sp_armreset) {
-			rsh_sp_armreset = 0;
-			/* takes effect at the next register access */
-			rsh_sim_inject(s->be, RSH_SIM_EV_ARM_RESET, 0);
-			fprintf(stderr, "rshim-sim-pci: %s: SIGUSR2: ARM reset injected\n",
-				s->be->name);
-		}
+		rsh_sp_events(s);
 		if (rsh_sp_stop)
 			return 0;
 		rc = rsh_simpci_serve_one(s);
@@ -210,6 +229,7 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	sigaction(SIGUSR2, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
+	sigaction(SIGHUP, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	if (!quiet)
 		fprintf(stderr, "rshim-sim-pci: serving %s as %04x:%04x rev %u, BAR0 %lu KiB, on fd %d\n",
 			dev, 0x15B3, s.cfg.b[2] | s.cfg.b[3] << 8, be->revision,
