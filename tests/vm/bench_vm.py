@@ -23,6 +23,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 BF3_BOOT_CONTROL, BF3_SCRATCHPAD2 = 0x528, 0xC48  # hardware-notes §1.5
+BF3_BOOT_FIFO_DATA, BF3_RESET_CONTROL = 0x2000, 0x500
 PUSH = re.compile(r"pushed (\d+) bytes in ([\d.]+) s: ([\d.]+) MiB/s; MMIO per MiB: "
                   r"([\d.]+) reads, ([\d.]+) writes")
 MODEL = re.compile(r"MMIO cost model .*: ([\d.]+) s, ([\d.]+) MiB/s")
@@ -45,12 +46,17 @@ def guest(share, bfb, runs):
         # each push next to a round-trip measurement: the host's load
         # moves both alike
         f.write("D=0000:00:10.0\nfor i in $(seq %d); do\n" % runs)
-        f.write("  %s $D 0x%x 0x%x 20000\n" % (rtt, BF3_BOOT_CONTROL, BF3_SCRATCHPAD2))
+        f.write("  %s $D 0x%x 0x%x 20000 0x%x 0x%x 0x%x\n" % (
+            rtt, BF3_BOOT_CONTROL, BF3_SCRATCHPAD2, BF3_BOOT_FIFO_DATA,
+            BF3_RESET_CONTROL, BF3_BOOT_CONTROL))
         f.write("  /usr/bin/python3 %s/usertools/rshim-devbind.py -b vfio-pci $D >/dev/null\n" % SRC)
         f.write("  %s --device $D --reset-delay 100 --no-progress --no-log --push-boot %s 2>/dev/null\n"
                 % (app, bfb))
         f.write("  /usr/bin/python3 %s/usertools/rshim-devbind.py -u $D >/dev/null\ndone\n" % SRC)
-    p = subprocess.run([sys.executable, os.path.join(SRC, "usertools", "rshim-vm"),
+    # at a higher priority than other work on the host: a loaded host
+    # moves the trap cost between the measurements
+    p = subprocess.run(["nice", "-n", "-10", sys.executable,
+                        os.path.join(SRC, "usertools", "rshim-vm"),
                         "--share", share, "--sim", "sim:bf3,peer=none",
                         "--sim-pci", os.path.join(BUILD, "drivers", "sim", "pci", "rshim-sim-pci"),
                         "--", "/bin/bash", script], stdout=subprocess.PIPE,
@@ -66,7 +72,7 @@ def inprocess(bfb, rd, wr, runs):
     dev = "sim:bf3,peer=none,cost=1,rd_ns=%d,wr_ns=%d" % (rd, wr)
     out = []
     for _ in range(runs):
-        p = subprocess.run([app, "--device", dev, "--reset-delay", "100", "--no-progress",
+        p = subprocess.run(["nice", "-n", "-10", app, "--device", dev, "--reset-delay", "100", "--no-progress",
                             "--no-log", "--push-boot", bfb], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, universal_newlines=True)
         out.append((PUSH.search(p.stdout), MODEL.search(p.stdout)))
@@ -79,7 +85,9 @@ def main():
     bfb = os.path.join(share, "mib.bfb")
     make_bfb(bfb)
     text = guest(share, bfb, runs)
-    rtt = [tuple(map(float, m)) for m in re.findall(r"read_ns=(\d+) write_ns=(\d+)", text)]
+    rtt = [tuple(map(float, m)) for m in
+           re.findall(r"read_ns=(\d+) write_ns=\d+ fifo_write_ns=(\d+)", text)]
+    plain_wr = statistics.median(float(x) for x in re.findall(r"write_ns=(\d+) fifo", text))
     pushes = [m for m in PUSH.finditer(text)]
     if len(rtt) != runs or len(pushes) != runs:
         sys.exit("bench_vm: incomplete guest output:\n" + text)
@@ -100,8 +108,9 @@ def main():
     ip_wr = statistics.median(float(pm.group(5)) for pm, _ in ip)
     diff = (statistics.median(ratio) - 1) * 100
     print("trap-and-emulate (QEMU TCG guest, rshim-sim-pci), medians of %d runs" % runs)
-    print("MMIO round trip: read %.1f us, write %.1f us (8 bytes, resource0 mmap)" %
-          (rd / 1000, wr / 1000))
+    print("MMIO round trip: read %.1f us, write %.1f us to a scratch register, %.1f us to the "
+          "boot FIFO being consumed (8 bytes, resource0 mmap); the model is given the "
+          "read and the boot FIFO write" % (rd / 1000, plain_wr / 1000, wr / 1000))
     print("%-44s %12s %12s" % ("1 MiB boot push, BlueField-3", "guest VFIO", "cost model"))
     print("%-44s %12.3f %12.3f" % ("MiB/s", vm_mibs, ip_mibs))
     print("%-44s %12.1f %12.1f" % ("MMIO reads per MiB", vm_rd, ip_rd))

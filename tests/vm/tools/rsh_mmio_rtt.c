@@ -7,11 +7,15 @@
  * and crosses the proxy socket: this is the trap-and-emulate cost the
  * cost model is then given (doc/benchmarks.md).
  *
- *   rsh-mmio-rtt BDF RD_OFF WR_OFF [N]
+ *   rsh-mmio-rtt BDF RD_OFF WR_OFF [N [FIFO_OFF RESET_OFF BOOTCTL_OFF]]
  *
  * Reads RD_OFF and writes WR_OFF (a plain scratch register) N times each
  * (default 20000) in 10 batches; prints the median batch's ns per access:
- * "read_ns=... write_ns=...".
+ * "read_ns=... write_ns=...". With the last three offsets it also times
+ * writes to the boot FIFO data register while the boot ROM reads it
+ * (BOOT_CONTROL 0, then the reset key, hardware-notes §3.2), the access a
+ * boot push makes and pays the emulated consumer in: "fifo_write_ns=...";
+ * BOOT_CONTROL is set back to 1 (eMMC) after.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -66,6 +70,25 @@ rsh_rtt_measure(volatile uint64_t *reg, int write, unsigned int n)
 	return t[RSH_RTT_BATCHES / 2];
 }
 
+/* Boot FIFO writes while the boot ROM consumes them. */
+static void
+rsh_rtt_fifo(uint8_t *bar, unsigned long len, char **offs, unsigned int n)
+{
+	unsigned long fifo = strtoul(offs[0], NULL, 0);
+	unsigned long rst = strtoul(offs[1], NULL, 0);
+	unsigned long ctl = strtoul(offs[2], NULL, 0);
+	struct timespec wait = { 0, 100000000 };
+
+	if (fifo + 8 > len || rst + 8 > len || ctl + 8 > len)
+		return;
+	*(volatile uint64_t *)(bar + ctl) = 0;          /* boot from the FIFO */
+	*(volatile uint64_t *)(bar + rst) = 0xCA710001; /* reset key, §3.2 */
+	nanosleep(&wait, NULL);
+	printf(" fifo_write_ns=%.0f",
+	       rsh_rtt_measure((volatile uint64_t *)(bar + fifo), 1, n));
+	*(volatile uint64_t *)(bar + ctl) = 1;          /* eMMC again */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -104,9 +127,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "rsh-mmio-rtt: cannot map %s or offsets outside it\n", path);
 		return 1;
 	}
-	printf("read_ns=%.0f write_ns=%.0f\n",
+	printf("read_ns=%.0f write_ns=%.0f",
 	       rsh_rtt_measure((volatile uint64_t *)(bar + rd), 0, n),
 	       rsh_rtt_measure((volatile uint64_t *)(bar + wr), 1, n));
+	if (argc > 7)
+		rsh_rtt_fifo(bar, (unsigned long)len, argv + 5, n);
+	printf("\n");
 	munmap(bar, (size_t)len);
 	close(fd);
 	return 0;
