@@ -146,6 +146,13 @@ def main():
         shutil.rmtree(share, ignore_errors=True)
         return 77
     bad = host_checks(case, share)
+    # QEMU gone: each emulator exited 0 and closed its device, whose DPU
+    # namespace is removed with it
+    if case == "vfio":
+        left = os.path.exists("/run/netns/rshim-sim%d" % peer)
+        print("%s: the DPU's namespace rshim-sim%d %s" % (
+            "FAIL" if left else "ok", peer, "left behind" if left else "removed"))
+        bad += left
     shutil.rmtree(share, ignore_errors=True)
     if bad:
         return 1
