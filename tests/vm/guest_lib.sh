@@ -69,6 +69,13 @@ reap() {
 	rc=$?
 }
 
+# pushing LOG: the app has started streaming (then 1.5 s more: the 16 KiB
+# before the emulated stall are in, the push waits on the stall).
+pushing() {
+	wait_for 60 grep -q "resetting the ARM and pushing" "$1"
+	sleep 1.5
+}
+
 # host_ctl "kill N": ask rshim-vm on the host; wait for its answer.
 host_ctl() {
 	echo "$1" >>"$RSHIM_VM_CTL"

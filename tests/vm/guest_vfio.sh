@@ -95,7 +95,7 @@ expect "--reg 32-bit read" 0 "0x13000528 \(BAR 0x000528\) = 0x00000001" 60 "$APP
 # Faults. A stall, then Ctrl-C: 130, BOOT_CONTROL back to 1.
 "$APP" --device "${BDF[1]}" $RD --push-boot "$BFB" >"$W/stall.out" 2>&1 &
 app=$!
-sleep 4
+pushing "$W/stall.out"
 kill -INT "$app"; reap "$app" 30
 [ "$rc" -eq 130 ] && pass "stall + Ctrl-C: exit 130" || fail "stall + Ctrl-C: exit $rc: $(tail -3 "$W/stall.out")"
 expect "after Ctrl-C BOOT_CONTROL is restored" 0 "= 0x0000000000000001" 60 "$APP" --device "${BDF[1]}" --reg BOOT_CONTROL
@@ -104,7 +104,7 @@ expect "after Ctrl-C BOOT_CONTROL is restored" 0 "= 0x0000000000000001" 60 "$APP
 # the reset): the push fails and says so, no "DPU is ready".
 "$APP" --device "${BDF[2]}" $RD --push-boot "$BFB" --log-wait 5 >"$W/ar.out" 2>&1 &
 app=$!
-sleep 4
+pushing "$W/ar.out"
 host_ctl "armreset 2" && pass "ARM reset injected in emulator 2" || fail "no ARM reset injected"
 reap "$app" 60
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 137 ] && ! grep -q "DPU is ready" "$W/ar.out"; then
@@ -115,7 +115,7 @@ fi
 # The emulator process dies mid-push: all-ones, exit 6.
 "$APP" --device "${BDF[1]}" $RD --push-boot "$BFB" >"$W/gone.out" 2>&1 &
 app=$!
-sleep 4
+pushing "$W/gone.out"
 host_ctl "kill 1" && pass "emulator 1 killed on the host" || fail "rshim-vm did not kill emulator 1"
 reap "$app" 30
 [ "$rc" -eq 6 ] && pass "emulator killed: exit 6 (device gone)" || fail "emulator killed: exit $rc: $(tail -3 "$W/gone.out")"
