@@ -4,9 +4,13 @@
 
 A thin wrapper in the style of DPDK's usertools: it finds the rshim
 functions (vendor 15b3; BF1 c2d2, BF2 c2d3, BF3 c2d4/c2d5; livefish 0211,
-0214, 021c are listed but unsupported), binds them through dpdk-devbind.py
-or through driver_override + bind, and reserves hugepages through
-dpdk-hugepages.py. Facts: hardware-notes §1.1, §2.2.
+0214, 021c are listed but unsupported), binds them through driver_override
++ bind (loading the driver's module first on the real /sys), and reserves
+hugepages through dpdk-hugepages.py. Facts: hardware-notes §1.1, §2.2.
+
+dpdk-devbind.py is not used to bind: its device table (DPDK 22.11) has no
+rshim IDs, so it refuses an rshim function as an "Unknown device"
+(hardware-notes §V6).
 """
 
 import argparse
@@ -180,10 +184,9 @@ def check_rshim(fs, bdf, force):
                             fs.read(bdf, "device")))
 
 
-def use_devbind(args):
-    """dpdk-devbind.py only works on the real /sys."""
-    return (not args.no_devbind and os.path.realpath(args.sysfs_root) ==
-            "/sys" and shutil.which("dpdk-devbind.py") is not None)
+def real_sysfs(args):
+    """True when --sysfs-root is the machine's own /sys."""
+    return os.path.realpath(args.sysfs_root) == "/sys"
 
 
 def run(cmd, dry_run, out):
@@ -204,10 +207,13 @@ def unbind_one(fs, bdf):
         fs.write(override, "\n")
 
 
-def bind_one(fs, bdf, driver):
-    """driver_override + unbind + bind (hardware-notes §2.2)."""
+def bind_one(fs, bdf, driver, load):
+    """driver_override + unbind + bind (hardware-notes §2.2); with load,
+    modprobe the driver's module when it is not loaded."""
     drv_dir = os.path.join(fs.root, "bus", "pci", "drivers", driver)
-    if not os.path.isdir(drv_dir):
+    if not os.path.isdir(drv_dir) and load and shutil.which("modprobe"):
+        run(["modprobe", driver.replace("-", "_")], fs.dry_run, fs.out)
+    if not os.path.isdir(drv_dir) and not (fs.dry_run and load):
         mod = driver.replace("-", "_")
         raise SystemExit("Error: driver %s is not loaded; run: modprobe %s"
                          % (driver, mod))
@@ -217,7 +223,22 @@ def bind_one(fs, bdf, driver):
     fs.write(os.path.join(fs.dev_dir(bdf), "driver_override"), driver)
     if fs.driver(bdf):
         fs.write(os.path.join(fs.dev_dir(bdf), "driver", "unbind"), bdf)
-    fs.write(os.path.join(drv_dir, "bind"), bdf)
+    try:
+        fs.write(os.path.join(drv_dir, "bind"), bdf)
+    except OSError as e:
+        fs.write(os.path.join(fs.dev_dir(bdf), "driver_override"), "\n")
+        raise SystemExit(bind_error(fs, bdf, driver, e))
+
+
+def bind_error(fs, bdf, driver, err):
+    """One line: why the kernel refused the bind, and what to do."""
+    if driver == "vfio-pci" and fs.iommu_group(bdf) is None:
+        return ("Error: %s has no IOMMU group, so vfio-pci cannot take it; "
+                "boot with intel_iommu=on iommu=pt (AMD: amd_iommu=on), or "
+                "(a VM without vIOMMU) modprobe vfio "
+                "enable_unsafe_noiommu_mode=1 where the kernel has "
+                "CONFIG_VFIO_NOIOMMU, or bind uio_pci_generic" % bdf)
+    return "Error: %s: %s refused the bind: %s" % (bdf, driver, err.strerror)
 
 
 def use_driverctl(args):
@@ -318,7 +339,8 @@ def parse_args(argv):
     opt.add_argument("--dry-run", action="store_true",
                    help="print what would be done; change nothing")
     opt.add_argument("--no-devbind", action="store_true",
-                   help="do not use dpdk-devbind.py; write sysfs directly")
+                   help="do not load the driver's module (binding always "
+                   "writes sysfs directly)")
     opt.add_argument("--sysfs-root", default="/sys", metavar="DIR",
                    help="directory standing for /sys (tests, containers)")
     pos.add_argument("devices", nargs="*", metavar="DEVICE",
@@ -354,12 +376,8 @@ def main(argv=None, out=sys.stdout):
         rc |= run(["dpdk-hugepages.py", "-p", args.pagesize, "--setup",
                    args.hugepages], args.dry_run, out)
     for bdf in bdfs:
-        if use_devbind(args):
-            cmd = ["dpdk-devbind.py"] + (["-b", args.bind] if args.bind
-                                         else ["-u"]) + [bdf]
-            rc |= run(cmd, args.dry_run, out)
-        elif args.bind:
-            bind_one(fs, bdf, args.bind)
+        if args.bind:
+            bind_one(fs, bdf, args.bind, real_sysfs(args) and not args.no_devbind)
         elif args.unbind:
             unbind_one(fs, bdf)
     if args.persist:

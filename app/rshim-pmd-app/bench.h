@@ -107,4 +107,10 @@ double rsh_bench_ceiling(const char *gen, uint64_t rd_ns, uint64_t wr_ns);
 /* --bench install (bench_install.c). */
 int rsh_app_bench_install(struct rsh_app *app);
 
+/* After a --push-boot summary: on an emulated device with the MMIO cost
+ * model on, one more line with the push rate over the modelled time
+ * (nothing otherwise). */
+void rsh_bench_push_cost_line(struct rsh_dev *dev,
+			      const struct rsh_boot_stats *st);
+
 #endif /* RSH_BENCH_H */

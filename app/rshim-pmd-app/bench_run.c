@@ -4,6 +4,7 @@
  * with rshim-pmd's policy (the boot engine feeding its poll lcore).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +255,23 @@ rsh_bench_run(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *r)
 		rsh_bench_run_ref(app, pat, r);
 	else
 		rsh_bench_run_pmd(app, pat, r);
+}
+
+/* The cost-model line of a push summary: the time the push would take on
+ * one host core at the modelled MMIO costs, as the bench rows count it
+ * (stream time, less the emulator's own, plus the charged MMIO time). */
+void
+rsh_bench_push_cost_line(struct rsh_dev *dev, const struct rsh_boot_stats *st)
+{
+	struct rsh_sim_cost_stats cs;
+	double t;
+
+	if (rsh_sim_cost_get(dev->be, &cs) < 0 || !cs.enabled)
+		return;
+	t = RTE_MAX((double)st->elapsed_ns - (double)cs.emu_ns, 0.0) / 1e9 +
+	    (double)cs.charged_ns / 1e9;
+	printf("%s: MMIO cost model (rd_ns=%" PRIu64 ", wr_ns=%" PRIu64 "): %.3f s, %.3f MiB/s over the modelled time (emulator %.3f s not counted)\n",
+	       rsh_dev_name(dev), cs.rd_ns, cs.wr_ns, t,
+	       t > 0 ? (double)st->bytes_pushed / 1048576.0 / t : 0.0,
+	       (double)cs.emu_ns / 1e9);
 }

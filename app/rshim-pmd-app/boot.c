@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bench.h"
 #include "input.h"
 #include "rsh_json.h"
 #include "rsh_parse.h"
@@ -299,8 +300,10 @@ rsh_app_push_boot(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p
 	rsh_app_bootlog_init(&lg);
 	rsh_app_push_run(app, dev, p, &r);
 	rsh_app_input_close(&rsh_app_in);
-	if (r.have_st && !app->json && (r.code == RSH_EXIT_OK || !app->quiet))
+	if (r.have_st && !app->json && (r.code == RSH_EXIT_OK || !app->quiet)) {
 		rsh_app_summary(rsh_dev_name(dev), &r.st);
+		rsh_bench_push_cost_line(dev, &r.st);
+	}
 	code = r.code;
 	if (code == RSH_EXIT_OK && !app->no_log)
 		code = rsh_app_bootlog_wait(app, dev, app->log_wait_s, &lg);

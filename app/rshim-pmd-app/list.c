@@ -78,18 +78,19 @@ rsh_app_dev_usable(const struct rsh_dev_info *d, char *why, size_t wlen,
 static void
 rsh_app_list_row(const struct rsh_dev_info *d)
 {
-	char kdrv[32], bar[24], numa[16], link[64], why[96], fix[128];
+	char kdrv[32], bar[24], numa[16], grp[16], link[64], why[96], fix[128];
 	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
 
 	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
 	rsh_fmt_size(bar, sizeof(bar), d->bar_size);
 	rsh_app_detail(d->detail, "numa=", numa, sizeof(numa));
+	rsh_app_detail(d->detail, "iommu_group=", grp, sizeof(grp));
 	rsh_app_detail(d->detail, "link=", link, sizeof(link));
 	if (strstr(d->detail, "DEGRADED") != NULL)
 		strncat(link, " DEGRADED", sizeof(link) - strlen(link) - 1);
-	printf("%-20s %-12s %-4u %-16s %-8s %-5s %-34s %s%s\n", d->name,
+	printf("%-20s %-12s %-4u %-16s %-8s %-5s %-6s %-34s %s%s\n", d->name,
 	       rsh_gen_name(d->gen), d->revision, kdrv, bar,
-	       numa[0] ? numa : "-", link[0] ? link : "-",
+	       numa[0] ? numa : "-", grp[0] ? grp : "-", link[0] ? link : "-",
 	       ok ? "usable" : d->supported ? "unusable: " : "unsupported: ",
 	       ok ? "" : why);
 	if (!ok)
@@ -100,11 +101,12 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 static void
 rsh_app_list_json_dev(struct rsh_json *j, const struct rsh_dev_info *d)
 {
-	char kdrv[32], numa[16], link[64], why[96], fix[128];
+	char kdrv[32], numa[16], grp[16], link[64], why[96], fix[128];
 	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
 
 	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
 	rsh_app_detail(d->detail, "numa=", numa, sizeof(numa));
+	rsh_app_detail(d->detail, "iommu_group=", grp, sizeof(grp));
 	rsh_app_detail(d->detail, "link=", link, sizeof(link));
 	rsh_json_obj_begin(j, NULL);
 	rsh_json_str(j, "device", d->name);
@@ -117,6 +119,11 @@ rsh_app_list_json_dev(struct rsh_json *j, const struct rsh_dev_info *d)
 		rsh_json_i64(j, "numa_node", strtol(numa, NULL, 10));
 	else
 		rsh_json_null(j, "numa_node");
+	/* "none": no IOMMU (or noiommu); "" for an emulated function */
+	if (grp[0] && strcmp(grp, "none") != 0)
+		rsh_json_i64(j, "iommu_group", strtol(grp, NULL, 10));
+	else
+		rsh_json_null(j, "iommu_group");
 	rsh_json_str(j, "link", link[0] ? link : NULL);
 	rsh_json_bool(j, "link_degraded", strstr(d->detail, "DEGRADED") != NULL);
 	rsh_json_bool(j, "usable", ok);
@@ -156,9 +163,9 @@ rsh_app_list(struct rsh_app *app)
 	if (app->json) {
 		rsh_app_list_json(info, n);
 	} else if (n > 0) {
-		printf("%-20s %-12s %-4s %-16s %-8s %-5s %-34s %s\n", "DEVICE",
+		printf("%-20s %-12s %-4s %-16s %-8s %-5s %-6s %-34s %s\n", "DEVICE",
 		       "GENERATION", "REV", "KERNEL-DRIVER", "BAR0", "NUMA",
-		       "LINK(cur/max)", "STATUS");
+		       "IOMMU", "LINK(cur/max)", "STATUS");
 		for (int i = 0; i < n && i < RSH_APP_LIST_MAX; i++)
 			rsh_app_list_row(&info[i]);
 	}

@@ -285,6 +285,13 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 			    path, strerror(errno));
 		return -errno;
 	}
+	/* /dev/null is the empty configuration ("-c /dev/null": defaults
+	 * only); any other device, a FIFO or a directory is refused. */
+	if (fstat(fileno(f), &st) == 0 && S_ISCHR(st.st_mode) &&
+	    strcmp(path, "/dev/null") == 0) {
+		fclose(f);
+		return 0;
+	}
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
 		rsh_svc_err("%s: not a regular file (give a configuration file with -c, see rshim-pmd.conf(5))",
 			    path);

@@ -103,13 +103,13 @@ rsh_direct_map(struct rsh_pci_dev *pd)
 		rsh_err_set("%s: direct mapping refused: kernel lockdown "
 			    "[%s] forbids resource0 mmap; VFIO is required: "
 			    "enable the IOMMU (intel_iommu=on or amd_iommu=on), "
-			    "modprobe vfio-pci, dpdk-devbind.py -b vfio-pci %s",
+			    "modprobe vfio-pci, rshim-devbind.py -b vfio-pci %s",
 			    pd->be.name, mode, pd->be.name);
 		return -EPERM;
 	}
 	if (pd->kdrv[0] != '\0') {
 		rsh_err_set("%s: bound to %s; direct mapping needs no driver: "
-			    "run: dpdk-devbind.py -u %s (or use --mapping %s)",
+			    "run: rshim-devbind.py -u %s (or use --mapping %s)",
 			    pd->be.name, pd->kdrv, pd->be.name,
 			    strcmp(pd->kdrv, RSH_PCI_DRV_VFIO) ? "uio" : "vfio");
 		return -EBUSY;

@@ -305,7 +305,7 @@ rsh_pci_foreign_driver(struct rsh_pci_dev *pd)
 	if (pd->kdrv[0] == '\0' || strcmp(pd->kdrv, RSH_PCI_DRV_VFIO) == 0 ||
 	    strcmp(pd->kdrv, RSH_PCI_DRV_UIO) == 0)
 		return false;
-	rsh_err_set("%s: bound to %s; run: dpdk-devbind.py -b vfio-pci %s",
+	rsh_err_set("%s: bound to %s; run: rshim-devbind.py -b vfio-pci %s",
 		    pd->be.name, pd->kdrv, pd->be.name);
 	return true;
 }

@@ -51,7 +51,7 @@ rsh_uio_map(struct rsh_pci_dev *pd)
 	int idx, rc;
 
 	if (strcmp(pd->kdrv, RSH_PCI_DRV_UIO) != 0) {
-		rsh_err_set("%s: %s%s; run: dpdk-devbind.py -b %s %s",
+		rsh_err_set("%s: %s%s; run: rshim-devbind.py -b %s %s",
 			    pd->be.name, pd->kdrv[0] ? "bound to " :
 			    "not bound to any driver", pd->kdrv, RSH_PCI_DRV_UIO,
 			    pd->be.name);

@@ -39,7 +39,7 @@ rsh_vfio_precheck(struct rsh_pci_dev *pd)
 	struct stat st;
 
 	if (strcmp(pd->kdrv, RSH_PCI_DRV_VFIO) != 0) {
-		rsh_err_set("%s: %s%s; run: dpdk-devbind.py -b vfio-pci %s",
+		rsh_err_set("%s: %s%s; run: rshim-devbind.py -b vfio-pci %s",
 			    pd->be.name, pd->kdrv[0] ? "bound to " :
 			    "not bound to any driver", pd->kdrv, pd->be.name);
 		return pd->kdrv[0] ? -EBUSY : -ENODEV;
@@ -76,7 +76,7 @@ rsh_vfio_node_check(struct rsh_pci_dev *pd)
 	if (stat(node, &st) < 0) {
 		rsh_err_set("%s: %s missing: vfio-pci did not create the group"
 			    " node; run: modprobe vfio-pci and rebind with "
-			    "dpdk-devbind.py -b vfio-pci %s", pd->be.name, node,
+			    "rshim-devbind.py -b vfio-pci %s", pd->be.name, node,
 			    pd->be.name);
 		return -ENODEV;
 	}

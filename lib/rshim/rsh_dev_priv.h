@@ -28,6 +28,9 @@ struct rsh_hk {
 	uint64_t next_sp6;      /* TSC: next SCRATCHPAD6 poll */
 	uint64_t blocked_until; /* TSC: NIC-firmware reset in progress */
 	bool no_irq;            /* the backend has no interrupt source */
+	uint8_t pend_polls;     /* 300 ms polls that saw a request no
+				 * interrupt announced */
+	bool irq_silent_said;   /* the no-INTx fallback was logged */
 	uint64_t rst_requests;  /* REQUEST acknowledged */
 	uint64_t rst_starts;    /* START acknowledged */
 	uint64_t rst_aborts;    /* ABORT cleared */

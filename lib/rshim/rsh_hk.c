@@ -10,8 +10,12 @@
  * it through irq_poll, and the handshake then runs from the interrupt
  * only, as rshim-user-space's rshim_pcie.c does. SCRATCHPAD6 is also read
  * every 300 ms, which sets bit 63 if it was cleared and, on backends with
- * no interrupt source, answers the requests. Only reset types 1 (DPU) and
- * 2 (NIC) are answered; others are left alone (§6.7).
+ * no interrupt source, answers the requests. A backend whose interrupt
+ * source never fires (an INTx that is not routed: a guest whose PCI
+ * function has no working INTx, hardware-notes §V5) would leave a request
+ * unanswered for ever: a request still pending, unannounced, at the
+ * second 300 ms poll is answered from the poll. Only reset types 1 (DPU)
+ * and 2 (NIC) are answered; others are left alone (§6.7).
  */
 #include <errno.h>
 
@@ -73,12 +77,41 @@ rsh_hk_type_ok(uint64_t v)
 	return t == RSH_HK_TYPE_DPU || t == RSH_HK_TYPE_NIC;
 }
 
+/* True when the firmware waits for a reply we have not written. */
+static bool
+rsh_hk_waiting(unsigned int state, unsigned int reply)
+{
+	return (state == RSH_SP6_RST_REQUEST && reply != RSH_SP6_REPLY_ACK) ||
+	       (state == RSH_SP6_RST_START && reply != RSH_SP6_REPLY_START_ACK);
+}
+
+/* A poll (no interrupt) saw state: answer anyway when the interrupt has
+ * stayed silent for a whole poll period. */
+static bool
+rsh_hk_irq_silent(struct rsh_dev *dev, unsigned int state, unsigned int reply,
+		  bool polled)
+{
+	struct rsh_hk *hk = &dev->hk;
+
+	if (!rsh_hk_waiting(state, reply)) {
+		hk->pend_polls = 0;
+		return false;
+	}
+	if (!polled || ++hk->pend_polls < 2)
+		return false;
+	if (!hk->irq_silent_said)
+		RSH_DEV_LOG(NOTICE, dev, "no interrupt came with the NIC firmware's reset request: answering it from the SCRATCHPAD6 poll");
+	hk->irq_silent_said = true;
+	return true;
+}
+
 /*
  * Read SCRATCHPAD6; answer what the firmware asks when answer is set (an
- * interrupt came, or the backend has none), else only keep bit 63 (§6.7).
+ * interrupt came, or the backend has none), else only keep bit 63 (§6.7)
+ * — unless a poll finds the request still unannounced (rsh_hk_irq_silent).
  */
 static unsigned int
-rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer)
+rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer, bool polled)
 {
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
 	unsigned int state, reply;
@@ -87,6 +120,8 @@ rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer)
 		return 0; /* gone or in reset: the data paths report it */
 	state = (v & RSH_SP6__RST_STATE_MASK) >> RSH_SP6__RST_STATE_SHIFT;
 	reply = (v & RSH_SP6__RST_REPLY_MASK) >> RSH_SP6__RST_REPLY_SHIFT;
+	if (!answer && rsh_hk_type_ok(v))
+		answer = rsh_hk_irq_silent(dev, state, reply, polled);
 	if (!answer || !rsh_hk_type_ok(v))
 		state = RSH_SP6_RST_NONE;
 	switch (state) {
@@ -123,7 +158,7 @@ unsigned int
 rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
 	struct rsh_hk *hk = &dev->hk;
-	bool check = false, answer = false;
+	bool check = false, answer = false, polled = false;
 	int irq;
 
 	RTE_SET_USED(sleep_ns);
@@ -145,10 +180,10 @@ rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	}
 	if (now >= hk->next_sp6) {
 		hk->next_sp6 = rsh_hk_after(now, RSH_HK_SP6_PERIOD_MS);
-		check = true;
+		check = polled = true;
 		answer |= hk->no_irq;
 	}
-	return check ? rsh_hk_sp6(dev, now, answer) : 0;
+	return check ? rsh_hk_sp6(dev, now, answer, polled) : 0;
 }
 
 /* The host driver goes away: clear bit 63 (keep the firmware's fields). */

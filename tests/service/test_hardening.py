@@ -384,6 +384,12 @@ class HardeningTest(unittest.TestCase):
             self.assertEqual(self.bad_start(s, timeout=30), 2, path + ": " + s.text())
             self.assertIn(what, s.text())
             self.assertNotIn(" serving ", s.text())
+        # /dev/null is the empty configuration: defaults, served.
+        s = Service(["bf3"], BASE)
+        s.args[s.args.index("-c") + 1] = "/dev/null"
+        self.svcs.append(s)
+        self.assertTrue(s.start(), s.text())
+        self.assertIn(" serving ", s.text())
 
     # -- 7. sixteen devices on ordinary memory --------------------------------
 

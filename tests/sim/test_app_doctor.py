@@ -123,6 +123,16 @@ class Doctor(unittest.TestCase):
         self.assertEqual(lay["iommu"][0], "ok")
         self.assertEqual(lay["rshim"][0], "FAIL")
 
+    def test_noiommu_group(self):
+        # A real kernel's no-IOMMU mode still makes a group (its node is
+        # /dev/vfio/noiommu-N): the layer passes and names the mode.
+        self.dpu()
+        write(os.path.join(self.root, "module", "vfio", "parameters",
+                           "enable_unsafe_noiommu_mode"), "Y\n")
+        lay = self.layers(self.doctor(rc=25))
+        self.assertEqual(lay["iommu"][0], "ok")
+        self.assertIn("no-IOMMU mode", lay["iommu"][1])
+
     def test_sysfs_fine_device_unreachable(self):
         self.dpu()
         lay = self.layers(self.doctor(rc=25))

@@ -91,6 +91,12 @@ class AppPciTest(unittest.TestCase):
         self.assertFalse(by["0000:03:00.2"]["usable"])
         self.assertEqual(by["0000:65:00.1"]["bar0_bytes"], 0x800000)
         self.assertTrue(by["0000:65:00.1"]["link_degraded"])
+        # The IOMMU group is listed (table and JSON); none for livefish.
+        self.assertEqual(by["0000:03:00.2"]["iommu_group"], 7)
+        self.assertEqual(by["0000:65:00.1"]["iommu_group"], 9)
+        self.assertIsNone(by["0000:04:00.0"]["iommu_group"])
+        self.assertIn("IOMMU", out.splitlines()[0])
+        self.assertRegex(out, r"0000:65:00.1 .*8 MiB +0 +9 ")
 
     def test_list_nothing_found(self):
         empty = tempfile.mkdtemp(prefix="rsh-app-empty-")
@@ -141,7 +147,7 @@ class AppPciTest(unittest.TestCase):
         for dev in ("0000:03:00.2", "03:00.2", "pcie-0000:03:00.2"):
             p = self.app("--device", dev, "--push-boot", DEMO, rc=4)
             self.one_line(p, "mlx5_core",
-                          "dpdk-devbind.py -b vfio-pci 0000:03:00.2")
+                          "rshim-devbind.py -b vfio-pci 0000:03:00.2")
 
     def test_no_such_address(self):
         p = self.app("--device", "0000:99:00.0", "--push-boot", DEMO, rc=4)

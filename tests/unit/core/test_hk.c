@@ -178,8 +178,8 @@ test_handshake_polled(void **state)
 }
 
 /*
- * With an interrupt source the handshake runs from the interrupt only:
- * the 300 ms poll keeps bit 63 but does not answer; reset types other
+ * With an interrupt source the handshake runs from the interrupt: the
+ * first 300 ms poll keeps bit 63 but does not answer; reset types other
  * than 1 (DPU) and 2 (NIC) are never answered (§6.7).
  */
 static void
@@ -219,6 +219,41 @@ test_handshake_irq_only(void **state)
 	rsh_t_mock_free(m);
 }
 
+/*
+ * An interrupt source that never fires (INTx not routed, as for a PCI
+ * function in a TCG guest): the request is not answered at the first
+ * 300 ms poll but at the second, and not again after that.
+ */
+static void
+test_handshake_irq_silent(void **state)
+{
+	struct rsh_poller *p;
+	struct rsh_t_mock *m;
+	struct rsh_dev *dev;
+
+	(void)state;
+	m = rsh_t_open(true, &dev);
+	assert_int_equal(rsh_poller_create(NULL, &p), 0);
+	assert_int_equal(rsh_poller_add(p, dev), 0);
+	rsh_poller_run_once(p);
+	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_REQUEST, 2, 0) | RSH_SP6__PCIE_MASK;
+	rsh_t_sleep_ms(320);
+	rsh_poller_run_once(p);
+	assert_int_equal(dev->hk.rst_requests, 0);
+	rsh_t_sleep_ms(320);
+	rsh_poller_run_once(p);
+	assert_int_equal(dev->hk.rst_requests, 1);
+	assert_int_equal((*rsh_t_sp6() & RSH_SP6__RST_REPLY_MASK) >>
+			 RSH_SP6__RST_REPLY_SHIFT, RSH_SP6_REPLY_ACK);
+	rsh_t_sleep_ms(320);
+	rsh_poller_run_once(p);
+	assert_int_equal(dev->hk.rst_requests, 1);
+	assert_int_equal(dev->hk.irqs, 0);
+	rsh_poller_destroy(p);
+	rsh_dev_close(dev);
+	rsh_t_mock_free(m);
+}
+
 int
 main(void)
 {
@@ -226,6 +261,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_handshake_irq, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_polled, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_irq_only, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_handshake_irq_silent, rsh_t_setup, rsh_t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,

@@ -238,7 +238,7 @@ test_fallback_keeps_vfio_message(void **state)
 		       "none integrity [confidentiality]\n");
 	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), -ENODEV);
 	assert_string_equal(rsh_last_error(), "0000:03:00.2: not bound to any "
-			    "driver; run: dpdk-devbind.py -b vfio-pci "
+			    "driver; run: rshim-devbind.py -b vfio-pci "
 			    "0000:03:00.2");
 	/* without lockdown the same function falls back to direct */
 	rsh_fake_write(t->root, "kernel/security/lockdown", "[none]\n");
@@ -274,7 +274,7 @@ test_uio_map(void **state)
 			.vendor = 0x15b3, .device = 0xc2d3,
 			.bar_size = 0x100000, .group = 6 });
 	assert_int_equal(t->drv->probe("04:00.2", &t->opts, &be), -ENODEV);
-	assert_non_null(strstr(rsh_last_error(), "run: dpdk-devbind.py -b "
+	assert_non_null(strstr(rsh_last_error(), "run: rshim-devbind.py -b "
 			       "uio_pci_generic 0000:04:00.2"));
 }
 

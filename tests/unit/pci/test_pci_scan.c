@@ -235,7 +235,7 @@ test_probe_foreign_driver(void **state)
 	fn.driver = "mlx5_core";
 	rsh_fake_fn_add(t->root, &fn);
 	rsh_t_probe_err(t, "03:00.2", -EBUSY, "0000:03:00.2: bound to "
-			"mlx5_core; run: dpdk-devbind.py -b vfio-pci "
+			"mlx5_core; run: rshim-devbind.py -b vfio-pci "
 			"0000:03:00.2");
 }
 
@@ -250,7 +250,7 @@ test_probe_unbound_vfio(void **state)
 	rsh_fake_fn_add(t->root, &fn);
 	t->opts.mapping = "vfio";
 	rsh_t_probe_err(t, "0000:03:00.2", -ENODEV, "0000:03:00.2: not bound "
-			"to any driver; run: dpdk-devbind.py -b vfio-pci "
+			"to any driver; run: rshim-devbind.py -b vfio-pci "
 			"0000:03:00.2");
 	t->opts.mapping = "bogus";
 	rsh_t_probe_err(t, "0000:03:00.2", -EINVAL, "unknown mapping 'bogus'");

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# vm suite, guest side, no IOMMU at all: vfio-pci cannot take the
+# function (the binder says what to do), uio_pci_generic and direct
+# resource0 mapping push and run the console.
+. "$(dirname "$0")/guest_lib.sh"
+D=${BDF[0]}
+[ -z "$(ls /sys/kernel/iommu_groups 2>/dev/null)" ] && pass "no IOMMU groups in this guest" ||
+	fail "IOMMU groups exist: $(ls /sys/kernel/iommu_groups)"
+one_line "rshim-devbind.py -b vfio-pci without an IOMMU: one line, the fix" 1 "no IOMMU group.*intel_iommu=on.*uio_pci_generic" 60 \
+	"$PY" "$SRC/usertools/rshim-devbind.py" -b vfio-pci "$D"
+expect "doctor: unbound, no IOMMU: driver layer" 22 "" 60 "$APP" --doctor --device "$D"
+layer "doctor: names the binding" driver FAIL "not bound"
+expect "rshim-devbind.py -b uio_pci_generic" 0 "" 60 "$PY" "$SRC/usertools/rshim-devbind.py" -b uio_pci_generic "$D"
+[ -e "/sys/bus/pci/devices/$D/uio" ] && pass "uio_pci_generic bound (pin A, INTx disable)" ||
+	fail "uio not bound: $(ls /sys/bus/pci/devices/$D)"
+expect "doctor: uio bound: every PCI layer ok" 27 "" 90 "$APP" --doctor --device "$D"
+layer "doctor: uio iommu layer" iommu ok "uio_pci_generic: no IOMMU used"
+layer "doctor: uio rshim layer" rshim ok "answers"
+push_console uio "$D"
+grep -q "using uio mapping" "$W/uio.out" && pass "uio: the UIO mapping was used" || fail "uio: mapping: $(grep -i mapping "$W/uio.out")"
+"$PY" "$SRC/usertools/rshim-devbind.py" -u "$D" >/dev/null
+push_console direct "$D" --mapping direct
+grep -q "direct resource0 mapping" "$W/direct.out" && pass "direct: resource0 was mapped" ||
+	fail "direct: mapping: $(grep -i mapping "$W/direct.out")"
+finish
