@@ -293,7 +293,7 @@ rsh_svc_reg_ioctl_size(unsigned int cmd)
 /* The ioctl address as the control API parses it (§1.3, §5.3): BF1/BF2
  * channel<<16|offset, BF3 the global address (channel<<16|offset forms
  * are decoded through the BF3 channel map first). */
-static int
+int
 rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out)
 {
 	unsigned int chan = addr >> 16, off = addr & 0xFFFF;

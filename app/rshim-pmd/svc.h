@@ -58,6 +58,8 @@ struct rsh_svc_conf {
 	char group[32];                    /* NODE_GROUP: lab users' group */
 	unsigned int rescan_s;             /* RESCAN_INTERVAL (0 = SIGHUP only) */
 	bool net_offload;                  /* NET_OFFLOAD (1): TSO/GRO on tmfifo_netN */
+	unsigned int usb_timeout_s;        /* USB_TIMEOUT (40): shown in misc */
+	unsigned int usb_reset_delay_s;    /* USB_RESET_DELAY (1): -c -p only */
 };
 
 /* Console end of a device: a PTY whose slave is /dev/rshimN/console. */
@@ -138,7 +140,10 @@ struct rsh_svc {
 	const char *file_prefix;   /* DPDK file prefix (telemetry socket) */
 	FILE *log_stream;          /* syslog stream when daemonised */
 	bool foreground, no_net, force, verbose;
-	int log_level;
+	int log_level;             /* -l, NVIDIA's 0-4 scale */
+#define RSH_SVC_MAX_LOG_TYPES 8
+	const char *log_types[RSH_SVC_MAX_LOG_TYPES]; /* --log-type T:L */
+	unsigned int n_log_types;
 	int first_index;           /* -i */
 	const char *only_dev[RSH_SVC_MAX_DEVS]; /* -d / --sim */
 	unsigned int n_only;
@@ -233,6 +238,9 @@ int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,
 		       const char *buf, size_t len, uid_t uid, pid_t pid);
 int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 		      size_t in_size, uid_t uid, pid_t pid);
+/* A register ioctl's address (channel<<16|offset, or a BF3 global one)
+ * in the form rsh_reg_req_parse takes. v2: the 13-byte ioctls. */
+int rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out);
 /* Size of the ioctl payload of cmd, 0 when it is not a register ioctl. */
 size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
 
@@ -245,6 +253,9 @@ void rsh_svc_tap_close(struct rsh_svc_dev *d);
 int rsh_svc_relay_start(struct rsh_svc *s);
 void rsh_svc_relay_stop(struct rsh_svc *s);
 void rsh_svc_relay_kick(struct rsh_svc *s);
+
+/* cmdmode.c: `rshim-pmd -c ...`, NVIDIA's command mode; the exit code. */
+int rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv);
 
 /* telemetry.c */
 int rsh_svc_telemetry_register(struct rsh_svc *s);

@@ -70,7 +70,6 @@ class ServiceTest(unittest.TestCase):
 
     def test_config_errors(self):
         for text, line in (("BOOT_TIMEOUT 300\n\nBOOT_TIMEOUT abc\n", 3),
-                           ("# c\nNO_SUCH_KEY 1\n", 2),
                            ("rshimX sim:bf3\n", 1),
                            ("none notadevice\n", 1),
                            ("DISPLAY_LEVEL\n", 1),
