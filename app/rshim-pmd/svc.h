@@ -30,6 +30,9 @@
 #define RSH_SVC_MAX_DEVS 16
 #define RSH_SVC_MAX_CONF 64
 #define RSH_SVC_CONS_BUF (64u * 1024u)
+/* A device owned elsewhere at open: a takeover try every this many
+ * health checks (one a second; a try watches SCRATCHPAD1 up to 1 s). */
+#define RSH_SVC_TAKE_EVERY 3u
 /* Content of a configuration line, comments not counted (any length). */
 #define RSH_SVC_CONF_LINE_MAX 1024u
 
@@ -93,6 +96,11 @@ struct rsh_svc_dev {
 	int lock_fd;
 	bool gone;                 /* all-ones: nodes answer ENODEV (atomic) */
 	bool in_poller;
+	bool own_wait;             /* another driver owned it at open: dropped
+				    * until it lets go (health check) */
+	bool attach_pending;       /* TM FIFO not attached yet (dropped or
+				    * secure NIC mode at open) */
+	unsigned int own_tries;    /* health checks while own_wait */
 	/* nodes (FUSE threads) */
 	struct rsh_svc_fuse *fuse;
 	pthread_mutex_t mu;        /* guards the fields below (never held
@@ -153,6 +161,11 @@ struct rsh_svc {
 	struct rsh_svc_conf conf;     /* main thread only */
 	int reset_delay_s;            /* conf's PCIE_RESET_DELAY for FUSE threads (atomic) */
 	struct rsh_svc_dev devs[RSH_SVC_MAX_DEVS];
+	struct {
+		char dev[RSH_DEV_NAME_MAX];
+		int index;
+	} hist[RSH_SVC_MAX_CONF];     /* indexes devices had this run (main) */
+	unsigned int n_hist;
 	struct rsh_poller *poller;
 	struct rsh_poll_opts poll;
 	struct rsh_open_opts open;
@@ -192,6 +205,8 @@ int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
 int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
 
 /* devices.c */
+/* The device is in drop mode (DROP_MODE 1, or another driver owns it). */
+bool rsh_svc_dev_dropped(struct rsh_svc_dev *d);
 int rsh_svc_run_dir_check(struct rsh_svc *s);
 int rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *fd);
 void rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd);

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rshim-pmd as a drop-in for NVIDIA's rshim daemon 2.8.2, on emulated
+BlueFields: secure NIC mode and a BMC owner at start still get their
+nodes, NVIDIA's own rshim.conf sample, its option letters and `rshim -c`
+command mode, the console as a terminal with one interactive owner, the
+app's modes through the service, misc during a push and SW_RESET, ifup on
+tmfifo_netN, the telemetry client and the troubleshooting logs.
+
+Exit 77 (skipped) only when FUSE cannot be used on this host.
+"""
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svc_helper import (DEMO, ENV, SVC, Service, fuse_missing,  # noqa: E402
+                        misc_lines, misc_write, push, wait_for)
+
+# Per-run indexes, away from the other service tests (40-119, 100-239).
+BASE = 240 + (os.getpid() % 2) * 7
+APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
+SIM_BMC = os.environ.get("RSHIM_SIM_BMC", "rshim-sim-bmc")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The layout of the rshim.conf NVIDIA's rshim-user-space 2.8.2 installs:
+# every key commented out at its default, each under a comment block, the
+# rshimN and none examples last. RSHIM_PMD_NVIDIA_CONF names the real file
+# (e.g. /etc/rshim.conf of an rshim package) to run the case on it instead.
+NVIDIA_SAMPLE = """#
+# rshim driver configuration (the layout of NVIDIA's sample)
+#
+
+# misc display level
+#DISPLAY_LEVEL 0
+
+# boot stream timeout, seconds
+#BOOT_TIMEOUT  300
+
+# libusb timeout, seconds
+#USB_TIMEOUT  40
+
+# drop mode
+#DROP_MODE     0
+
+# force mode
+#FORCE_MODE     1
+
+# USB reset delay, seconds
+#USB_RESET_DELAY  1
+
+# PCIe reset delay, seconds
+#PCIE_RESET_DELAY 5
+
+# interrupt poll interval
+#PCIE_INTR_POLL_INTERVAL 10
+
+# VFIO and UIO allowed
+#PCIE_HAS_VFIO 1
+#PCIE_HAS_UIO  1
+
+# rshim-name  device-name
+#rshim0       usb-2-1.7
+#rshim1       pcie-0000:04:00.2
+
+# ignored devices
+#none         usb-1-1.4
+#none         pcie-lf-0000:84:00.0
+"""
+
+
+def uncomment(text, *keys):
+    """NVIDIA's sample with the lines starting with '#KEY' uncommented."""
+    out = []
+    for ln in text.splitlines():
+        if any(ln.startswith("#" + k) for k in keys):
+            ln = ln[1:]
+        out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+class ParityTest(unittest.TestCase):
+    def setUp(self):
+        self.svcs = []
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            if p.stdout is not None:
+                p.stdout.close()
+        texts = []
+        for s in self.svcs:
+            s.close()
+            texts.append(s.text())
+        for s in self.svcs:
+            shutil.rmtree(s.tmp, ignore_errors=True)
+        for text in texts:
+            for bad in ("Sanitizer", "runtime error:"):
+                self.assertNotIn(bad, text, text)
+
+    def svc(self, sims, base=BASE, expect=None, **kw):
+        s = Service(sims, base, **kw)
+        self.svcs.append(s)
+        ok = s.start(expect=len(sims) if expect is None else expect)
+        self.assertTrue(ok, "service did not come up:\n" + s.text())
+        self.assertIsNone(s.proc.poll(), s.text())
+        return s
+
+    def cmd(self, s, *args, ok=True):
+        """`rshim-pmd -c ARGS` against service s: (exit code, stdout, stderr)."""
+        p = subprocess.run([SVC, "-c"] + list(args) + ["--dev-dir", s.dev_dir,
+                                                        "--run-dir", s.run_dir],
+                           capture_output=True, text=True, timeout=60, env=ENV)
+        if ok:
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        return p.returncode, p.stdout, p.stderr
+
+    # -- 1. secure NIC mode: nodes, EPERM, the index kept ----------------
+
+    def test_secure_mode_nodes(self):
+        s = self.svc(["bf3,lock=1", "bf2"])
+        # Both devices are served, each under the index of its place.
+        self.assertTrue(os.path.exists(s.node(BASE, "misc")), s.text())
+        self.assertIn("serving sim:bf2", s.text())
+        self.assertTrue(os.path.exists(s.node(BASE + 1, "misc")), s.text())
+        text = misc_lines(s, BASE)
+        self.assertRegex(text, r"(?m)^SECURE_NIC_MODE 1")
+        self.assertIn("DEV_NAME        sim:bf3,lock=1", text)
+        with self.assertRaises(OSError) as e:
+            open(s.node(BASE, "boot"), "wb").close()
+        self.assertEqual(e.exception.errno, errno.EPERM)
+        with self.assertRaises(OSError) as e:
+            os.close(os.open(s.node(BASE, "console"), os.O_RDWR | os.O_NOCTTY))
+        self.assertEqual(e.exception.errno, errno.EPERM)
+        self.assertIn("DEV_NAME        sim:bf2", misc_lines(s, BASE + 1))
+
+    # -- 2. a BMC owns the rshim when the service starts -------------------
+
+    def test_owner_at_start_drop_mode_and_force_cmd(self):
+        s = self.svc(["bf3,owner=bmc"])
+        text = misc_lines(s, BASE)
+        self.assertRegex(text, r"(?m)^DROP_MODE\s+1")
+        self.assertIn("served in drop mode", s.text())
+        # NVIDIA's daemon answers EINVAL on a boot open in drop mode.
+        with self.assertRaises(OSError) as e:
+            open(s.node(BASE, "boot"), "wb").close()
+        self.assertEqual(e.exception.errno, errno.EINVAL)
+        misc_write(s, BASE, "FORCE_CMD 1")
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
+        self.assertTrue(wait_for(lambda: "TM FIFO channels attached" in s.text(), 30),
+                        s.text())
+        self.assertIsNone(s.proc.poll())
+
+    def test_owner_at_start_force_option(self):
+        # -F: one takeover request at start; the emulated BMC hands over.
+        s = self.svc(["bf3,owner=bmc"], extra=["-F"])
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
+        self.assertNotIn("served in drop mode", s.text())
+        # A BMC that ignores the request: drop mode, still served.
+        s2 = self.svc(["bf3,owner=bmc-old"], base=BASE + 5, extra=["-F"])
+        self.assertRegex(misc_lines(s2, BASE + 5), r"(?m)^DROP_MODE\s+1")
+
+    def test_owner_at_start_released(self):
+        # An emulated BMC in a process of its own holds the device for a
+        # while, then stops; the service, started meanwhile, takes it.
+        name = "par%d" % os.getpid()
+        bmc = subprocess.Popen([SIM_BMC, "--device", "sim:bf3,shared=%s,owner=bmc" % name,
+                                "--time", "4"], stdout=subprocess.PIPE, text=True, env=ENV)
+        self.procs.append(bmc)
+        self.assertEqual(bmc.stdout.readline().strip(), "ready")
+        s = self.svc(["bf3,shared=%s" % name])
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+1")
+        bmc.wait(60)
+        self.assertTrue(wait_for(lambda: "let go: this service owns it now" in s.text(), 60),
+                        s.text())
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
+        self.assertTrue(wait_for(lambda: "TM FIFO channels attached" in s.text(), 30))
+
+    def test_owner_drop_mode_config(self):
+        # DROP_MODE 1 from the configuration: every device starts dropped.
+        s = self.svc(["bf3"], conf="DROP_MODE 1\n")
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+1")
+        misc_write(s, BASE, "DROP_MODE 0")
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
+
+    # -- 3. NVIDIA's rshim.conf ---------------------------------------------
+
+    def test_config_nvidia_sample(self):
+        path = os.environ.get("RSHIM_PMD_NVIDIA_CONF")
+        sample = open(path).read() if path else NVIDIA_SAMPLE
+        conf = uncomment(sample, "DISPLAY_LEVEL", "BOOT_TIMEOUT", "USB_TIMEOUT",
+                         "DROP_MODE", "USB_RESET_DELAY", "PCIE_RESET_DELAY",
+                         "PCIE_INTR_POLL_INTERVAL", "PCIE_HAS_VFIO", "PCIE_HAS_UIO",
+                         "rshim0", "rshim1", "none")
+        conf += "SOME_FUTURE_KEY 1\n"
+        s = self.svc(["bf3"], conf=conf)
+        text = s.text()
+        warn = [ln for ln in text.splitlines() if "rshim-pmd.conf:" in ln]
+        # One warning per line rshim-pmd does not act on, naming it.
+        self.assertEqual(len([w for w in warn if "usb-" in w]), 2, text)
+        self.assertEqual(len([w for w in warn if "pcie-lf-" in w]), 1, text)
+        self.assertEqual(len([w for w in warn if "USB_RESET_DELAY" in w]), 1, text)
+        self.assertEqual(len([w for w in warn if "SOME_FUTURE_KEY" in w]), 1, text)
+        # rshim1 pcie-0000:04:00.2 is there is no such device: index 1 is
+        # reserved, nothing else fails. The keys act.
+        misc = misc_lines(s, BASE)
+        self.assertIn("BOOT_TIMEOUT    300", misc)
+        self.assertIn("USB_TIMEOUT     40", misc)
+        self.assertRegex(misc, r"(?m)^DROP_MODE\s+0")
+        rc, out, _ = self.cmd(s, "-p", "all", "-C", s.conf)
+        self.assertEqual(out.split(), ["BOOT_TIMEOUT", "300", "PCIE_RESET_DELAY", "5",
+                                       "USB_RESET_DELAY", "1", "USB_TIMEOUT", "40"])
+
+    def test_config_device_kinds_on_command_line(self):
+        for dev, what in (("usb-2-1.7", "not served by rshim-pmd"),
+                          ("pcie-lf-0000:84:00.0", "livefish")):
+            p = subprocess.run([SVC, "-f", "-d", dev], capture_output=True, text=True,
+                               timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(what, p.stderr)
+
+    # -- 4. option letters and command mode ---------------------------------
+
+    def test_cmdmode_reg_syntax(self):
+        s = self.svc(["bf3"])
+        # NVIDIA's syntax and output through the node (-i N).
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", "0x13000518.64", "0x1234")
+        self.assertEqual(out, "[0x13000518] <- 0x0000000000001234\n")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", "0x13000518.64")
+        self.assertEqual(out, "[0x13000518] -> 0x0000000000001234\n")
+        # channel<<16|offset form, and 32 bits.
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", "0x518.32")
+        self.assertEqual(out, "[0x518] -> 0x0000000000001234\n")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-s", "1")
+        self.assertEqual(out, "")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
+        self.assertEqual(out, "0x1\n")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-s", "0")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
+        self.assertEqual(out, "0x0\n")
+        for bad in (["-r", "0x518"], ["-r", "0x518.16"], ["-r", "zz.64"], ["-s", "2"],
+                    ["-p", "NOPE"]):
+            rc, out, err = self.cmd(s, "-i", str(BASE), *bad, ok=False)
+            self.assertEqual(rc, 2, bad)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        rc, _, err = self.cmd(s, "-i", str(BASE), "-m", ok=False)
+        self.assertEqual(rc, 1)
+        self.assertIn("bfdump", err)
+        # The register writes went through the service: audited there.
+        self.assertIn("register write 0x13000518 <- 0x1234: ok", s.text())
+
+    def test_cmdmode_direct_and_held(self):
+        # -d DEV on a device no service holds: opened directly.
+        p = subprocess.run([SVC, "-c", "-d", "sim:bf2,peer=none", "-r", "0x00000518.64"],
+                           capture_output=True, text=True, timeout=60, env=ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "[0x518] -> 0x0000000000000000\n")
+        # -d DEV held by a service: through its node (the lock names it).
+        name = "parc%d" % os.getpid()
+        s = self.svc(["bf3,shared=%s" % name])
+        _, out, _ = self.cmd(s, "-d", "sim:bf3,shared=%s,peer=none" % name, "-r",
+                             "0x13000518.64", "0x77")
+        self.assertEqual(out, "[0x13000518] <- 0x0000000000000077\n")
+        self.assertIn("register write 0x13000518 <- 0x77: ok", s.text())
+
+    def test_cmdmode_options_letters(self):
+        p = subprocess.run([SVC, "-h"], capture_output=True, text=True, timeout=30)
+        self.assertIn("-C, --config FILE", p.stdout)
+        self.assertIn("-c, --cmdmode", p.stdout)
+        for b, code in (("pcie", None), ("pcie_lf", None), ("usb", 2)):
+            p = subprocess.run([SVC, "-f", "-b", b, "-d", "sim:bf3", "-l", "9"],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            if code == 2:
+                self.assertIn("USB rshim is not served", p.stderr)
+            else:
+                self.assertIn("-l: '9' is not a number 0-4", p.stderr)
+        # -l 4 (debug): the open sequence at info level is in the log.
+        s = self.svc(["bf3"], extra=["-l", "4"])
+        self.assertIn("opening sim:bf3", s.text())
+
+
+if __name__ == "__main__":
+    why = fuse_missing()
+    if why is not None:
+        print("skipped: " + why)
+        sys.exit(77)
+    if not os.path.exists(DEMO):
+        print("skipped: no demo BFB at " + DEMO)
+        sys.exit(77)
+    unittest.main(verbosity=2)
