@@ -289,7 +289,7 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 	d->used = true;
 	d->index = (unsigned int)idx;
 	d->lock_fd = -1;
-	d->cons.master = d->cons.slave = -1;
+	d->cons.master = d->cons.slave = d->cons.ino = -1;
 	d->tap.fd = -1;
 	snprintf(d->devstr, sizeof(d->devstr), "%.63s", devstr);
 	snprintf(d->name, sizeof(d->name), "rshim%u", d->index);

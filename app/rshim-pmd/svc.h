@@ -65,17 +65,32 @@ struct rsh_svc_conf {
 	unsigned int usb_reset_delay_s;    /* USB_RESET_DELAY (1): -c -p only */
 };
 
-/* Console end of a device: a PTY whose slave is /dev/rshimN/console. */
+/* Console end of a device: a PTY whose slave is /dev/rshimN/console
+ * (console.c). Relay thread, except users/ino/opens (mu). */
 struct rsh_svc_cons {
-	int master;                /* -1 when none */
-	int slave;                 /* kept open: output waits for readers */
+	int master;                /* -1 when none; packet mode (TIOCPKT) */
+	int slave;                 /* kept open: the line's flags are checked on it */
+	int ino;                   /* inotify: client opens and closes of pts */
 	char pts[32];              /* /dev/pts/N */
-	uint8_t buf[RSH_SVC_CONS_BUF]; /* DPU → PTY bytes not yet accepted */
+	pthread_mutex_t mu;        /* guards users, opens, ino reads, grace */
+	bool mu_inited;
+	unsigned int users;        /* clients with pts open */
+	uint64_t opens;
+	uint64_t grace_until;      /* ns: a flush until then is the opener's */
+	uint8_t buf[RSH_SVC_CONS_BUF]; /* DPU → PTY bytes not yet shown */
 	size_t head, len;
+	uint8_t replay[RSH_SVC_CONS_BUF]; /* shown since the open (grace) */
+	size_t replay_len, replay_pos;
 	uint8_t tx[4096];          /* PTY → DPU bytes the channel has not taken */
 	size_t tx_len;
+	bool unsafe;               /* DPU output shown since the last read */
 	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
+	uint64_t raw_restored, echo_dropped, replays;
 };
+
+/* Where the console link points while it cannot be opened. */
+#define RSH_SVC_CONS_IN_USE ".in-use"
+#define RSH_SVC_CONS_LOCKED ".secure-nic-mode"
 
 /*
  * One served device. Fields are written by main unless marked. A slot is
@@ -259,9 +274,16 @@ int rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out);
 /* Size of the ioctl payload of cmd, 0 when it is not a register ioctl. */
 size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
 
-/* relay.c: console PTYs and TAPs. */
+/* console.c: the console PTY (relay thread; target: FUSE threads). */
 int rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d);
 void rsh_svc_cons_close(struct rsh_svc_dev *d);
+unsigned int rsh_svc_cons_from_dpu(struct rsh_svc_dev *d);
+unsigned int rsh_svc_cons_to_dpu(struct rsh_svc_dev *d);
+/* The PTY has bytes to show and a client to show them to. */
+bool rsh_svc_cons_want_out(struct rsh_svc_dev *d);
+void rsh_svc_cons_target(struct rsh_svc_dev *d, char *out, size_t len);
+
+/* relay.c: the relay thread, TAPs. */
 int rsh_svc_tap_open(struct rsh_svc_dev *d);
 void rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up);
 void rsh_svc_tap_close(struct rsh_svc_dev *d);

@@ -12,16 +12,24 @@ Exit 77 (skipped) only when FUSE cannot be used on this host.
 
 import errno
 import os
+import pty
 import shutil
+import signal
 import subprocess
 import sys
-import tempfile
+import termios
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from svc_helper import (DEMO, ENV, SVC, Service, fuse_missing,  # noqa: E402
-                        misc_lines, misc_write, push, wait_for)
+                        misc_lines, misc_write, push, read_until, wait_for)
+
+BANNER = b"rshim-pmd emulated BlueField-3"
+
+
+def stats(svc, idx):
+    return svc.telemetry("/rshim/stats,%d" % idx)["/rshim/stats"]
 
 # Per-run indexes, away from the other service tests (40-119, 100-239).
 BASE = 240 + (os.getpid() % 2) * 7
@@ -141,6 +149,97 @@ class ParityTest(unittest.TestCase):
             os.close(os.open(s.node(BASE, "console"), os.O_RDWR | os.O_NOCTTY))
         self.assertEqual(e.exception.errno, errno.EPERM)
         self.assertIn("DEV_NAME        sim:bf2", misc_lines(s, BASE + 1))
+
+    # -- 5. the console: one owner, raw, output held for the next opener ----
+
+    def test_console_one_owner(self):
+        s = self.svc(["bf3,booted=1"])
+        link = s.node(BASE, "console")
+        pts = os.readlink(link)
+        self.assertTrue(pts.startswith("/dev/pts/"), pts)
+        fd = os.open(link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            self.assertEqual(os.readlink(link), ".in-use")
+            with self.assertRaises(OSError) as e:
+                os.open(link, os.O_RDWR | os.O_NOCTTY)
+            self.assertEqual(e.exception.errno, errno.EBUSY)
+            # The owner has the whole output: its banner.
+            self.assertIn(BANNER, read_until(fd, BANNER, 30))
+        finally:
+            os.close(fd)
+        # Free again as soon as the owner closed.
+        self.assertEqual(os.readlink(link), pts)
+        os.close(os.open(link, os.O_RDWR | os.O_NOCTTY))
+        self.assertIn("console open: Device or resource busy", s.text())
+
+    def test_console_stty_sane_no_echo_loop(self):
+        s = self.svc(["bf3,booted=1"])
+        fd = os.open(s.node(BASE, "console"), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            read_until(fd, BANNER, 30)
+            # What `stty sane` does to the line: echo and line processing on.
+            attrs = termios.tcgetattr(fd)
+            attrs[3] |= termios.ECHO | termios.ICANON | termios.ISIG | termios.IEXTEN
+            attrs[1] |= termios.OPOST | termios.ONLCR
+            attrs[0] |= termios.ICRNL
+            termios.tcsetattr(fd, termios.TCSANOW, attrs)
+            sent = 0
+            for i in range(2):
+                # The second line's answer comes after anything the first
+                # answer could have been echoed into.
+                tag = b"sane-%d-%d" % (os.getpid(), i)
+                line = b"echo " + tag + b"\r\n"
+                os.write(fd, line)
+                sent += len(line)
+                got = read_until(fd, tag, 30)
+                self.assertIn(tag, got, (stats(s, BASE), s.text()))
+            st = stats(s, BASE)
+            self.assertGreaterEqual(st["console_raw_restored"], 1, st)
+            # Raw again, and the DPU's output was never fed back into it:
+            # the DPU got what was typed (ONLCR may have added one CR).
+            attrs = termios.tcgetattr(fd)
+            self.assertEqual(attrs[3] & (termios.ECHO | termios.ICANON), 0)
+            self.assertGreaterEqual(st["console_to_dpu"], sent, st)
+            self.assertLessEqual(st["console_to_dpu"], sent + 1, st)
+        finally:
+            os.close(fd)
+
+    def test_console_held_output_for_terminal_program(self):
+        # booted=1: the DPU prints its banner at power-on, while nobody has
+        # the console open; a terminal program that flushes its input when
+        # it starts (as screen and picocom do) still gets it.
+        s = self.svc(["bf3,booted=1"])
+        self.assertTrue(wait_for(lambda: stats(s, BASE)["console_rx_bytes"] > len(BANNER), 30))
+        fd = os.open(s.node(BASE, "console"), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            attrs = termios.tcgetattr(fd)
+            termios.tcsetattr(fd, termios.TCSAFLUSH, attrs)
+            termios.tcflush(fd, termios.TCIOFLUSH)
+            self.assertIn(BANNER, read_until(fd, BANNER, 30))
+        finally:
+            os.close(fd)
+        s2 = self.svc(["bf3,booted=1"], base=BASE + 5)
+        self.assertTrue(wait_for(lambda: stats(s2, BASE + 5)["console_rx_bytes"] > len(BANNER),
+                                 30))
+        if not shutil.which("picocom"):
+            self.skipTest("picocom missing")
+        # picocom on a terminal of its own, driven by what it shows.
+        pid, term = pty.fork()
+        if pid == 0:
+            os.execvp("picocom", ["picocom", "-b", "115200", s2.node(BASE + 5, "console")])
+        try:
+            os.set_blocking(term, False)
+            seen = read_until(term, BANNER, 30)
+            self.assertIn(b"Terminal ready", seen)
+            self.assertIn(BANNER, seen)
+            os.write(term, b"\x01\x18")  # C-a C-x: quit
+            self.assertEqual(os.waitpid(pid, 0)[0], pid)
+            pid = 0
+        finally:
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            os.close(term)
 
     # -- 2. a BMC owns the rshim when the service starts -------------------
 
