@@ -62,6 +62,20 @@ struct rsh_dev {
 	struct rsh_misc_cfg misc;
 };
 
+/* One 32-bit access by BAR offset (4-aligned): the backend's own when it
+ * has one; a read falls back to the half of the 64-bit word. A write
+ * without the op is the caller's -ENOTSUP. */
+static inline uint32_t
+rsh_dev_rd32_off(struct rsh_dev *dev, uint32_t off)
+{
+	uint64_t w;
+
+	if (dev->be->ops->read32 != NULL)
+		return dev->be->ops->read32(dev->be, off);
+	w = dev->be->ops->read64(dev->be, off & ~7u);
+	return (off & 4) ? (uint32_t)(w >> 32) : (uint32_t)w;
+}
+
 /* One register read through the backend (decoded by the table). */
 static inline uint64_t
 rsh_dev_rd(struct rsh_dev *dev, enum rsh_reg reg)

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import termios
+import threading
 import time
 import unittest
 
@@ -240,6 +241,54 @@ class ParityTest(unittest.TestCase):
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
             os.close(term)
+
+    # -- 7. misc during a push, SW_RESET, 32-bit access --------------------
+
+    def keys(self, text):
+        return [ln.split()[0] for ln in text.splitlines() if ln.strip()]
+
+    def test_misc_during_push_same_keys(self):
+        # drain=1M: the 1.5 MiB push takes about a second and a half.
+        s = self.svc(["bf2,drain=1M", "bf3,drain=1M"])
+        idle = [misc_lines(s, BASE), misc_lines(s, BASE + 1)]
+        for i in range(2):
+            done = []
+            t = threading.Thread(target=lambda: done.append(push(DEMO, s.node(BASE + i, "boot"))))
+            t.start()
+            self.assertTrue(wait_for(lambda: stats(s, BASE + i)["boot_bytes_pushed"] > 0 or done,
+                                     60))
+            during = misc_lines(s, BASE + i)
+            t.join(120)
+            self.assertEqual(done[0][0], 0, done)
+            self.assertFalse(t.is_alive())
+            self.assertEqual(self.keys(during), self.keys(idle[i]), during)
+            for key in ("DEV_INFO", "OPN_STR", "DEV_NAME"):
+                line = [ln for ln in idle[i].splitlines() if ln.startswith(key)]
+                self.assertIn(line[0], during)
+        self.assertIn("BlueField-2(Rev 1)", during if i == 0 else idle[0])
+        self.assertIn("MBF2M516A-CEEOT", idle[0])
+        self.assertIn("SECURE_NIC_MODE", during)
+        self.assertIn("USB_TIMEOUT", during)
+
+    def test_misc_sw_reset_waits_for_reset(self):
+        s = self.svc(["bf3,booted=1"], conf="PCIE_RESET_DELAY 1\n")
+        t0 = time.monotonic()
+        misc_write(s, BASE, "SW_RESET 1")
+        took = time.monotonic() - t0
+        # When the write returns the reset is over: the line is there.
+        self.assertIn("SW_RESET done", s.text())
+        self.assertGreaterEqual(took, 1.0)
+        self.assertIn("SW_RESET 1\": ok", s.text())
+
+    def test_misc_opn_bf3_write_32bit(self):
+        s = self.svc(["bf3"])
+        misc_write(s, BASE, "OPN_STR 900-9D3B6-00CV")
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^OPN_STR\s+900-9D3B6-00CV$")
+        # The first word through the node, 32 bits: '900-' in its bytes.
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", "0x59bdc.32")
+        self.assertEqual(out, "[0x59bdc] -> 0x000000003930302d\n")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", "0x59bdc.32", "0x41424344")
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^OPN_STR\s+ABCD9D3B6-00CV$")
 
     # -- 2. a BMC owns the rshim when the service starts -------------------
 
