@@ -290,6 +290,44 @@ class ParityTest(unittest.TestCase):
         _, out, _ = self.cmd(s, "-i", str(BASE), "-r", "0x59bdc.32", "0x41424344")
         self.assertRegex(misc_lines(s, BASE), r"(?m)^OPN_STR\s+ABCD9D3B6-00CV$")
 
+    # -- 6. every app mode through the service's nodes ---------------------
+
+    def app(self, s, *args, stdin=None):
+        env = dict(ENV, RSHIM_PMD_DEV_DIR=s.dev_dir, RSHIM_PMD_RUN_DIR=s.run_dir)
+        p = subprocess.run([APP, "--device", "rshim%d" % BASE] + list(args), input=stdin,
+                           capture_output=True, text=True, timeout=120, env=env)
+        return p.returncode, p.stdout, p.stderr
+
+    def test_app_modes_through_service(self):
+        s = self.svc(["bf3,booted=1"])
+        rc, out, err = self.app(s, "--misc")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("DEV_NAME        sim:bf3", out)
+        rc, out, err = self.app(s, "--misc-set", "BOOT_TIMEOUT 77;CLEAR_ON_READ 0")
+        self.assertEqual((rc, out.count(": done")), (0, 2), err)
+        self.assertIn("BOOT_TIMEOUT    77", misc_lines(s, BASE))
+        rc, out, err = self.app(s, "--reg", "BREADCRUMB1=0x5")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.app(s, "--reg", "BREADCRUMB1")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("BREADCRUMB1 (BAR 0x000518) = 0x0000000000000005", out)
+        self.assertIn("register write 0x13000518 <- 0x5: ok", s.text())
+        rc, out, err = self.app(s, "--log")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"rshim%d: \d+ log lines?, 0 errors" % BASE)
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DISPLAY_LEVEL\s+0")
+        rc, out, err = self.app(s, "--reset")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("ARM reset done", out)
+        self.assertIn("SW_RESET done", s.text())
+        rc, out, err = self.app(s, "--console", stdin="echo via-node\r\n")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("via-node", out)
+        rc, out, err = self.app(s, "--misc", "--json")
+        self.assertEqual(rc, 2)
+        self.assertIn("--json", err)
+        self.assertNotIn("unknown device string", err)
+
     # -- 2. a BMC owns the rshim when the service starts -------------------
 
     def test_owner_at_start_drop_mode_and_force_cmd(self):
