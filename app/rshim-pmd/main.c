@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -471,6 +472,9 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 			last_scan = rsh_svc_ns();
 		}
 		rsh_svc_check_health(s);
+		/* ifup tmfifo_netN children (relay.c). */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
 	}
 }
 

@@ -29,8 +29,9 @@
 #include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <spawn.h>
 #include <sys/stat.h>
-#include <termios.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_mbuf.h>
@@ -99,6 +100,38 @@ rsh_svc_tap_config(struct rsh_svc_dev *d)
 	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
 }
 
+/*
+ * `ifup tmfifo_netN`, as NVIDIA's daemon runs when it creates the TAP, so
+ * an ifupdown stanza (/etc/network/interfaces) gives it its address.
+ * Only when ifup is on PATH; not waited for (the main loop reaps it), its
+ * outcome is ifupdown's. systemd-networkd needs nothing: a .network file
+ * matching the name applies to the new link by itself.
+ */
+static void
+rsh_svc_ifup(struct rsh_svc_dev *d)
+{
+	char *argv[] = { "ifup", d->tap.name, NULL };
+	const char *path = getenv("PATH");
+	char exe[PATH_MAX], dirs[4096], *save = NULL;
+	pid_t pid;
+	int rc;
+
+	snprintf(dirs, sizeof(dirs), "%s", path != NULL ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+	for (char *dir = strtok_r(dirs, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(exe, sizeof(exe), "%.2000s/ifup", dir);
+		if (access(exe, X_OK) != 0)
+			continue;
+		rc = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
+		if (rc != 0) {
+			RSH_SVC_LOG(WARNING, d->name, "cannot run %s %s: %s", exe, d->tap.name,
+				    strerror(rc));
+			return;
+		}
+		RSH_SVC_LOG(INFO, d->name, "ran %s %s (pid %d)", exe, d->tap.name, (int)pid);
+		return;
+	}
+}
+
 /* Create tmfifo_net<N> (with TSO/GRO unless NET_OFFLOAD 0), configured
  * and up; a device without one is served without network. */
 int
@@ -126,6 +159,7 @@ rsh_svc_tap_open(struct rsh_svc_dev *d)
 		return 0;
 	}
 	rsh_tap_start(t, d->dev);
+	rsh_svc_ifup(d);
 	if (offload && t->offload_err != 0)
 		RSH_SVC_LOG(WARNING, d->name, "%s: no TSO/GRO offloads (%s): plain 1514-byte frames",
 			    t->name, strerror(t->offload_err));

@@ -11,18 +11,21 @@ Exit 77 (skipped) only when FUSE cannot be used on this host.
 """
 
 import errno
+import json
 import os
 import pty
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import termios
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svc_helper  # noqa: E402
 from svc_helper import (DEMO, ENV, SVC, Service, fuse_missing,  # noqa: E402
                         misc_lines, misc_write, push, read_until, wait_for)
 
@@ -153,7 +156,7 @@ class ParityTest(unittest.TestCase):
 
     # -- 5. the console: one owner, raw, output held for the next opener ----
 
-    def test_console_one_owner(self):
+    def test_console_single_user(self):
         s = self.svc(["bf3,booted=1"])
         link = s.node(BASE, "console")
         pts = os.readlink(link)
@@ -328,6 +331,48 @@ class ParityTest(unittest.TestCase):
         self.assertIn("--json", err)
         self.assertNotIn("unknown device string", err)
 
+    # -- 8. ifup tmfifo_netN; 9. the telemetry client ---------------------
+
+    def test_net_ifup_on_tap(self):
+        # A stand-in ifup first on PATH records what it was asked.
+        bindir = tempfile.mkdtemp(prefix="rshim-ifup-")
+        rec = os.path.join(bindir, "called")
+        with open(os.path.join(bindir, "ifup"), "w") as f:
+            f.write("#!/bin/sh\necho \"$@\" >> '%s'\n" % rec)
+        os.chmod(os.path.join(bindir, "ifup"), 0o755)
+        old = svc_helper.ENV["PATH"]
+        svc_helper.ENV["PATH"] = bindir + ":" + old
+        try:
+            s = self.svc(["bf3,booted=1"], net=True)
+        finally:
+            svc_helper.ENV["PATH"] = old
+        try:
+            self.assertTrue(wait_for(lambda: os.path.exists(rec), 30), s.text())
+            self.assertTrue(wait_for(lambda: self.text_of(rec) == "tmfifo_net%d\n" % BASE, 30))
+            self.assertTrue(s.tap(BASE)["up"])
+        finally:
+            shutil.rmtree(bindir, ignore_errors=True)
+
+    @staticmethod
+    def text_of(path):
+        with open(path) as f:
+            return f.read()
+
+    def test_net_telemetry_client(self):
+        s = self.svc(["bf3"])
+        tool = os.environ.get("RSHIM_PMD_TELEMETRY",
+                              os.path.join(HERE, "..", "..", "usertools", "rshim-pmd-telemetry"))
+        p = subprocess.run([sys.executable, tool, "-f", s.prefix, "/rshim/list",
+                            "/rshim/info,%d" % BASE], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = [json.loads(ln) for ln in p.stdout.splitlines()]
+        self.assertEqual(lines[0]["/rshim/list"], [BASE])
+        self.assertEqual(lines[1]["/rshim/info"]["device"], "sim:bf3,peer=none")
+        p = subprocess.run([sys.executable, tool, "-f", "no-such-%d" % os.getpid(), "/"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("is rshim-pmd running", p.stderr)
+
     # -- 2. a BMC owns the rshim when the service starts -------------------
 
     def test_owner_at_start_drop_mode_and_force_cmd(self):
@@ -370,7 +415,7 @@ class ParityTest(unittest.TestCase):
         self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
         self.assertTrue(wait_for(lambda: "TM FIFO channels attached" in s.text(), 30))
 
-    def test_owner_drop_mode_config(self):
+    def test_owner_drop_mode_from_conf(self):
         # DROP_MODE 1 from the configuration: every device starts dropped.
         s = self.svc(["bf3"], conf="DROP_MODE 1\n")
         self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+1")
