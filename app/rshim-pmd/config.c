@@ -317,12 +317,12 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 	if (f == NULL) {
 		if (!required && errno == ENOENT)
 			return 0;
-		rsh_svc_err("%s: cannot open: %s (give an existing file with -c)",
+		rsh_svc_err("%s: cannot open: %s (give an existing file with -C)",
 			    path, strerror(errno));
 		return -errno;
 	}
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		rsh_svc_err("%s: not a regular file (give a configuration file with -c, see rshim-pmd.conf(5))",
+		rsh_svc_err("%s: not a regular file (give a configuration file with -C, see rshim-pmd.conf(5))",
 			    path);
 		fclose(f);
 		return -EINVAL;

@@ -247,6 +247,7 @@ rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 	o.drop = s->conf.drop_mode == 1;
 	o.force_own = s->conf.force_mode;
+	rsh_svc_link_check(s, d);
 	RSH_SVC_LOG(INFO, d->name, "opening %s (%s%s)", d->devstr,
 		    o.drop ? "DROP_MODE 1" : "ownership check",
 		    o.force_own && !o.drop ? ", with a takeover request" : "");
@@ -592,6 +593,7 @@ rsh_svc_check_health(struct rsh_svc *s)
 
 		if (!d->used || d->dev == NULL || rsh_svc_dev_ctl_busy(d))
 			continue;
+		rsh_svc_link_check(s, d);
 		if (d->own_wait)
 			rsh_svc_take_over(d);
 		if (d->attach_pending)

@@ -45,6 +45,7 @@ enum {
 	OPT_RUN_DIR,
 	OPT_FILE_PREFIX,
 	OPT_LOG_TYPE,
+	OPT_SYSFS_ROOT,
 	OPT_HELP,
 };
 
@@ -59,6 +60,7 @@ static const struct option rsh_svc_opts[] = {
 	{ "config", required_argument, NULL, 'C' },
 	{ "backend", required_argument, NULL, 'b' },
 	{ "log-type", required_argument, NULL, OPT_LOG_TYPE },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "sim", required_argument, NULL, OPT_SIM },
 	{ "dev-dir", required_argument, NULL, OPT_DEV_DIR },
 	{ "run-dir", required_argument, NULL, OPT_RUN_DIR },
@@ -234,6 +236,7 @@ rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
 		case OPT_DEV_DIR: s->dev_dir = optarg; break;
 		case OPT_RUN_DIR: s->run_dir = optarg; break;
 		case OPT_FILE_PREFIX: s->file_prefix = optarg; break;
+		case OPT_SYSFS_ROOT: s->open.sysfs_root = optarg; break; /* tests */
 		case 'd': case OPT_SIM:
 			if (rsh_svc_opt_dev(s, optarg, c == OPT_SIM) < 0)
 				return -1;

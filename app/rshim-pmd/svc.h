@@ -116,6 +116,7 @@ struct rsh_svc_dev {
 	bool attach_pending;       /* TM FIFO not attached yet (dropped or
 				    * secure NIC mode at open) */
 	unsigned int own_tries;    /* health checks while own_wait */
+	char link[128];            /* PCIe link as last logged (link.c) */
 	/* nodes (FUSE threads) */
 	struct rsh_svc_fuse *fuse;
 	pthread_mutex_t mu;        /* guards the fields below (never held
@@ -293,6 +294,9 @@ void rsh_svc_relay_kick(struct rsh_svc *s);
 
 /* cmdmode.c: `rshim-pmd -c ...`, NVIDIA's command mode; the exit code. */
 int rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv);
+
+/* link.c: the PCIe link, logged at open and when it changes. */
+void rsh_svc_link_check(struct rsh_svc *s, struct rsh_svc_dev *d);
 
 /* telemetry.c */
 int rsh_svc_telemetry_register(struct rsh_svc *s);

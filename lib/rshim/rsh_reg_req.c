@@ -220,6 +220,8 @@ rsh_req_step(struct rsh_cmd *c, uint64_t now)
 		c->dev->be->ops->write64(c->dev->be, req->bar_off, req->value);
 	else if (rc == 0)
 		rc = rsh_req_read(c->dev, req);
+	if (rc == 0 && unlikely(rsh_reg_trace_cmd != NULL))
+		rsh_reg_trace(c->dev, req->bar_off, req->size * 8, req->write, req->value);
 	return rsh_cmd_finish(c, rc);
 }
 

@@ -373,6 +373,51 @@ class ParityTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("is rshim-pmd running", p.stderr)
 
+    # -- 11. logs a troubleshooter can use ----------------------------------
+
+    def test_logs_register_trace(self):
+        s = self.svc(["bf3,booted=1"], extra=["--log-type", "pmd.rshim.reg:debug"])
+        self.cmd(s, "-i", str(BASE), "-r", "0x13000518.64", "0x1234")
+        text = s.text()
+        self.assertRegex(text, r"rshim: reg: sim:bf3[^:]*: [^:]+: W64 BAR 0x000518 <- "
+                               r"0x0000000000001234")
+        trace = [ln for ln in text.splitlines() if "rshim: reg: " in ln]
+        # The ownership check at open, the health checks, the request.
+        self.assertIn("SCRATCHPAD1", "".join(trace) + " SCRATCHPAD1")
+        self.assertTrue(any("BAR 0x000c40" in ln for ln in trace), trace[:20])
+        # Control path only: every line names the command it belongs to.
+        self.assertEqual([ln for ln in trace if ": -: " in ln], [])
+        # Off by default.
+        s2 = self.svc(["bf3"], base=BASE + 5)
+        self.cmd(s2, "-i", str(BASE + 5), "-r", "0x13000518.64")
+        self.assertNotIn("rshim: reg: ", s2.text())
+
+    def test_logs_pcie_link_and_open_sequence(self):
+        root = tempfile.mkdtemp(prefix="rshim-sysfs-")
+        fn = os.path.join(root, "bus", "pci", "devices", "0000:03:00.2")
+        os.makedirs(fn)
+        for name, v in (("current_link_speed", "8.0 GT/s PCIe"), ("max_link_speed", "16.0 GT/s PCIe"),
+                        ("current_link_width", "8"), ("max_link_width", "16")):
+            with open(os.path.join(fn, name), "w") as f:
+                f.write(v + "\n")
+        try:
+            tmp = tempfile.mkdtemp(prefix="rshim-svc-")
+            open(os.path.join(tmp, "none"), "w").close()
+            p = subprocess.run([SVC, "-f", "-n", "-l", "4", "-d", "0000:03:00.2",
+                                "--sysfs-root", root, "--dev-dir", tmp, "--run-dir",
+                                os.path.join(tmp, "run"), "--file-prefix",
+                                "rshim-par-%d" % os.getpid(), "-C", os.path.join(tmp, "none")],
+                               capture_output=True, text=True, timeout=120, env=ENV)
+            out = p.stdout + p.stderr
+            self.assertRegex(out, r"WARNING|degraded")
+            self.assertIn("PCIe link of 0000:03:00.2 degraded: 8.0 GT/s x8 (capable of "
+                          "16.0 GT/s x16)", out)
+            # The open sequence at -l 4 (info).
+            self.assertIn("opening 0000:03:00.2 (ownership check)", out)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+
     # -- 2. a BMC owns the rshim when the service starts -------------------
 
     def test_owner_at_start_drop_mode_and_force_cmd(self):
