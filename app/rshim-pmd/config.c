@@ -182,8 +182,9 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 		*why = "key longer than 31 or value longer than 63 characters";
 		return -EINVAL;
 	}
-	if (strcmp(key, "none") == 0 || (strncmp(key, "rshim", 5) == 0 &&
-					 isdigit((unsigned char)key[5])))
+	/* rshim<anything>: a device line, whose N is checked (a typo in
+	 * one would move a DPU to another index). */
+	if (strcmp(key, "none") == 0 || strncmp(key, "rshim", 5) == 0)
 		return rsh_svc_conf_map(c, key, val, why);
 	if (strcmp(key, "NODE_GROUP") == 0) {
 		if (strlen(val) >= sizeof(c->group)) {
