@@ -118,7 +118,6 @@ rsh_svc_cons_events(struct rsh_svc_cons *c)
 				c->users++;
 				c->opens++;
 				c->grace_until = rsh_svc_ns() + RSH_SVC_CONS_GRACE_NS;
-				c->replay_len = c->replay_pos = 0;
 			}
 			if ((e->mask & IN_CLOSE) != 0 && c->users > 0)
 				c->users--;
@@ -127,16 +126,25 @@ rsh_svc_cons_events(struct rsh_svc_cons *c)
 	}
 }
 
-/* Clients with the terminal open now (relay thread). */
+/* Clients with the terminal open now (relay thread). A new open starts
+ * what is kept for its flush afresh (relay-only fields). */
 static unsigned int
 rsh_svc_cons_users(struct rsh_svc_cons *c)
 {
+	uint64_t opens, grace;
 	unsigned int n;
 
 	pthread_mutex_lock(&c->mu);
 	rsh_svc_cons_events(c);
 	n = c->users;
+	opens = c->opens;
+	grace = c->grace_until;
 	pthread_mutex_unlock(&c->mu);
+	if (opens != c->seen_opens) {
+		c->seen_opens = opens;
+		c->replay_len = c->replay_pos = 0;
+	}
+	c->grace = grace;
 	return n;
 }
 
@@ -256,7 +264,7 @@ rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
 	}
 	if (rsh_svc_cons_users(c) == 0)
 		return work; /* held for the next opener */
-	grace = rsh_svc_ns() < c->grace_until;
+	grace = rsh_svc_ns() < c->grace;
 	rsh_svc_cons_keep_raw(d);
 	work += rsh_svc_cons_replay(c);
 	while (c->len > 0 && c->replay_pos == c->replay_len) {
@@ -284,7 +292,7 @@ rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
 static void
 rsh_svc_cons_status(struct rsh_svc_cons *c, uint8_t st)
 {
-	if ((st & TIOCPKT_FLUSHREAD) != 0 && rsh_svc_ns() < c->grace_until) {
+	if ((st & TIOCPKT_FLUSHREAD) != 0 && rsh_svc_ns() < c->grace) {
 		c->replay_pos = 0;
 		c->replays++;
 	}

@@ -77,6 +77,8 @@ struct rsh_svc_cons {
 	unsigned int users;        /* clients with pts open */
 	uint64_t opens;
 	uint64_t grace_until;      /* ns: a flush until then is the opener's */
+	uint64_t grace;            /* relay's copy of grace_until */
+	uint64_t seen_opens;       /* relay: opens its replay state is for */
 	uint8_t buf[RSH_SVC_CONS_BUF]; /* DPU → PTY bytes not yet shown */
 	size_t head, len;
 	uint8_t replay[RSH_SVC_CONS_BUF]; /* shown since the open (grace) */

@@ -551,6 +551,10 @@ class ParityTest(unittest.TestCase):
     def test_cmdmode_options_letters(self):
         p = subprocess.run([SVC, "-h"], capture_output=True, text=True, timeout=30)
         self.assertIn("-C, --config FILE", p.stdout)
+        # The file the build installs is the one the binary reads.
+        etc = os.environ.get("RSHIM_PMD_SYSCONFDIR")
+        if etc:
+            self.assertIn("(" + os.path.join(etc, "rshim-pmd.conf") + ";", p.stdout)
         self.assertIn("-c, --cmdmode", p.stdout)
         for b, code in (("pcie", None), ("pcie_lf", None), ("usb", 2)):
             p = subprocess.run([SVC, "-f", "-b", b, "-d", "sim:bf3", "-l", "9"],
