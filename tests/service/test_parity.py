@@ -131,9 +131,15 @@ class ParityTest(unittest.TestCase):
         p = subprocess.run([SVC, "-c"] + list(args) + ["--dev-dir", s.dev_dir,
                                                         "--run-dir", s.run_dir],
                            capture_output=True, text=True, timeout=60, env=ENV)
+        self.clean(p.stderr)
         if ok:
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         return p.returncode, p.stdout, p.stderr
+
+    def clean(self, text):
+        """No sanitizer report in a tool's own output."""
+        for bad in ("Sanitizer", "runtime error:"):
+            self.assertNotIn(bad, text, text)
 
     # -- 1. secure NIC mode: nodes, EPERM, the index kept ----------------
 
@@ -299,6 +305,7 @@ class ParityTest(unittest.TestCase):
         env = dict(ENV, RSHIM_PMD_DEV_DIR=s.dev_dir, RSHIM_PMD_RUN_DIR=s.run_dir)
         p = subprocess.run([APP, "--device", "rshim%d" % BASE] + list(args), input=stdin,
                            capture_output=True, text=True, timeout=120, env=env)
+        self.clean(p.stderr)
         return p.returncode, p.stdout, p.stderr
 
     def test_app_modes_through_service(self):
@@ -409,6 +416,7 @@ class ParityTest(unittest.TestCase):
                                 "rshim-par-%d" % os.getpid(), "-C", os.path.join(tmp, "none")],
                                capture_output=True, text=True, timeout=120, env=ENV)
             out = p.stdout + p.stderr
+            self.clean(out)
             self.assertRegex(out, r"WARNING|degraded")
             self.assertIn("PCIe link of 0000:03:00.2 degraded: 8.0 GT/s x8 (capable of "
                           "16.0 GT/s x16)", out)
@@ -538,6 +546,7 @@ class ParityTest(unittest.TestCase):
         # -d DEV on a device no service holds: opened directly.
         p = subprocess.run([SVC, "-c", "-d", "sim:bf2,peer=none", "-r", "0x00000518.64"],
                            capture_output=True, text=True, timeout=60, env=ENV)
+        self.clean(p.stderr)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, "[0x518] -> 0x0000000000000000\n")
         # -d DEV held by a service: through its node (the lock names it).
