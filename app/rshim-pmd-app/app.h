@@ -231,6 +231,10 @@ int rsh_app_eal_init(struct rsh_app *app, int eal_argc, char **eal_argv);
  * service's boot node; a device the service holds is refused. */
 int rsh_app_via_service_node(const struct rsh_app *app, char *node, size_t size);
 int rsh_app_push_via_service(struct rsh_app *app, const char *node);
+/* --device rshimN: every mode through the service's nodes (boot is the
+ * node's boot file); via_service_ctl.c. Exit code. */
+int rsh_app_run_via_service(struct rsh_app *app, const char *boot_node);
+int rsh_app_ctl_via_service(struct rsh_app *app, const char *dir);
 int rsh_app_service_check(const char *devstr);
 
 #endif /* RSH_APP_H */

@@ -242,12 +242,12 @@ rsh_app_run(struct rsh_app *app, int eal_argc, char **eal_argv)
 		return rsh_app_list(app);
 	if (app->doctor)
 		return rsh_app_doctor(app, eal_argc, eal_argv);
-	if (app->push_file != NULL && app->bench == NULL) {
+	if (app->bench == NULL) {
 		char node[512];
 		int via = rsh_app_via_service_node(app, node, sizeof(node));
 
 		if (via != 0)
-			return via < 0 ? RSH_EXIT_DEVICE : rsh_app_push_via_service(app, node);
+			return via < 0 ? RSH_EXIT_DEVICE : rsh_app_run_via_service(app, node);
 	}
 	code = rsh_app_prechecks(app);
 	if (code != 0)

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * /etc/rshim-pmd.conf: one "KEY value" per line, '#' comments, the keys of
- * the rshim daemon's rshim.conf where they apply (hardware-notes §7.1):
- * rshimN <dev>, none <dev>, BOOT_TIMEOUT, PCIE_RESET_DELAY, DROP_MODE,
- * FORCE_MODE, DISPLAY_LEVEL, NET_OFFLOAD, PCIE_HAS_VFIO, PCIE_HAS_UIO,
- * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP and
- * RESCAN_INTERVAL. Lines and comments may be of any length; a NUL byte,
- * content past 1024 characters, anything else is an error naming
- * file:line, and every value is checked here, when the file is read.
+ * rshim-pmd.conf: one "KEY value" per line, '#' comments, the whole format
+ * of NVIDIA's rshim.conf (hardware-notes §7.1): rshimN <dev>, none <dev>,
+ * BOOT_TIMEOUT, PCIE_RESET_DELAY, DROP_MODE, FORCE_MODE, DISPLAY_LEVEL,
+ * USB_TIMEOUT, USB_RESET_DELAY, PCIE_HAS_VFIO, PCIE_HAS_UIO,
+ * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP, NET_OFFLOAD and
+ * RESCAN_INTERVAL. NVIDIA's file drops in unchanged: a key rshim-pmd does
+ * not know and a device it does not serve (usb-..., pcie-lf-...) get one
+ * warning naming file:line and are skipped. A malformed line (a NUL byte,
+ * content past 1024 characters, a missing value, a known key with a bad
+ * value) is an error naming file:line; every value is checked here, when
+ * the file is read.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +34,8 @@ rsh_svc_conf_default(struct rsh_svc_conf *c)
 	c->has_uio = true;
 	c->intr_poll_ms = 10;
 	c->net_offload = true;
+	c->usb_timeout_s = 40;
+	c->usb_reset_delay_s = 1;
 }
 
 /* A whole number no larger than max (the shared parser: no sign, no
@@ -53,6 +58,24 @@ rsh_svc_conf_devname(const char *v)
 	return strncmp(v, "pcie-", 5) == 0 ? v + 5 : v;
 }
 
+/*
+ * A device kind NVIDIA's rshim serves and rshim-pmd does not (yet): the
+ * line is skipped with one warning (*why), never refused. 1 when skipped.
+ */
+static int
+rsh_svc_conf_foreign(const char *val, const char **why)
+{
+	if (strncmp(val, "usb-", 4) == 0) {
+		*why = "a USB rshim: not served by rshim-pmd (PCIe only); line skipped";
+		return 1;
+	}
+	if (strncmp(val, "pcie-lf-", 8) == 0) {
+		*why = "a livefish function (pcie-lf-): not served by this rshim-pmd yet; line skipped";
+		return 1;
+	}
+	return 0;
+}
+
 /* A device line: rshimN <dev> or none <dev>. */
 static int
 rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
@@ -65,6 +88,8 @@ rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
 		*why = "rshimN needs a number N (0-255)";
 		return -EINVAL;
 	}
+	if (rsh_svc_conf_foreign(val, why))
+		return 1;
 	if (rsh_dev_check(rsh_svc_conf_devname(val)) < 0) {
 		*why = "not a device name (expected pcie-0000:03:00.2, 0000:03:00.2 or sim:bf3[,options])";
 		return -EINVAL;
@@ -102,8 +127,8 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		if (strcmp(key, keys[i].key) == 0)
 			break;
 	if (i == sizeof(keys) / sizeof(keys[0])) {
-		*why = "unknown key";
-		return -EINVAL;
+		*why = "unknown key: skipped";
+		return 1;
 	}
 	if (rsh_svc_conf_uint(val, keys[i].max, &v) < 0 || v < keys[i].min) {
 		static char hint[64];
@@ -124,12 +149,17 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 	case 7: c->intr_poll_ms = v; break;
 	case 8: c->rescan_s = v; break;
 	case 9: c->net_offload = v != 0; break;
-	default: break; /* USB keys: accepted, no USB backend */
+	case 10: c->usb_timeout_s = (unsigned int)v; break; /* shown in misc */
+	default:
+		c->usb_reset_delay_s = (unsigned int)v; /* rshim-pmd -c -p shows it */
+		*why = "a USB setting: no USB rshim is served by rshim-pmd; skipped";
+		return 1;
 	}
 	return 0;
 }
 
-/* One line without its comment, split into key and value. */
+/* One line without its comment, split into key and value: 0 applied, 1
+ * skipped with a warning (*why), or -errno with *why. */
 static int
 rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 {
@@ -152,8 +182,9 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 		*why = "key longer than 31 or value longer than 63 characters";
 		return -EINVAL;
 	}
-	if (strcmp(key, "none") == 0 || (strncmp(key, "rshim", 5) == 0 &&
-					 isdigit((unsigned char)key[5])))
+	/* rshim<anything>: a device line, whose N is checked (a typo in
+	 * one would move a DPU to another index). */
+	if (strcmp(key, "none") == 0 || strncmp(key, "rshim", 5) == 0)
 		return rsh_svc_conf_map(c, key, val, why);
 	if (strcmp(key, "NODE_GROUP") == 0) {
 		if (strlen(val) >= sizeof(c->group)) {
@@ -233,6 +264,12 @@ rsh_svc_conf_apply(const char *path, unsigned int lineno, struct rsh_svc_conf_rd
 		why = "line longer than 1024 characters (comments may be longer)";
 	if (why == NULL)
 		rc = rsh_svc_conf_line(c, r->line, &why);
+	if (rc == 1) {
+		/* A line of NVIDIA's format rshim-pmd does not act on. */
+		RSH_SVC_LOG(WARNING, "-", "%s:%u: %s: \"%s%s\" (see rshim-pmd.conf(5))",
+			    path, lineno, why, shown, r->len > 200 ? "..." : "");
+		return 0;
+	}
 	if (why != NULL) {
 		rsh_svc_err("%s:%u: %s: \"%s%s\" (see rshim-pmd.conf(5))", path, lineno,
 			    why, shown, r->len > 200 ? "..." : "");
@@ -281,7 +318,7 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 	if (f == NULL) {
 		if (!required && errno == ENOENT)
 			return 0;
-		rsh_svc_err("%s: cannot open: %s (give an existing file with -c)",
+		rsh_svc_err("%s: cannot open: %s (give an existing file with -C)",
 			    path, strerror(errno));
 		return -errno;
 	}
@@ -293,7 +330,7 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 		return 0;
 	}
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		rsh_svc_err("%s: not a regular file (give a configuration file with -c, see rshim-pmd.conf(5))",
+		rsh_svc_err("%s: not a regular file (give a configuration file with -C, see rshim-pmd.conf(5))",
 			    path);
 		fclose(f);
 		return -EINVAL;

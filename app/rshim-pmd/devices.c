@@ -107,6 +107,16 @@ rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd)
 	rsh_svc_lock_drop(s->run_dir, devstr, fd);
 }
 
+/* In drop mode? (any thread: the library's state, read relaxed) */
+bool
+rsh_svc_dev_dropped(struct rsh_svc_dev *d)
+{
+	struct rsh_own_info oi;
+
+	rsh_dev_own_info(d->dev, &oi);
+	return oi.dropped;
+}
+
 /* The served device with this rshim index, or NULL. */
 struct rsh_svc_dev *
 rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx)
@@ -127,24 +137,59 @@ rsh_svc_dev_by_str(struct rsh_svc *s, const char *devstr)
 	return NULL;
 }
 
-/* Index for a new device: the configured one, else the lowest free one
- * from -i on that no configuration line reserves. -1: none free. */
+/* The index a device had before in this run, -1 when none. */
+static int
+rsh_svc_hist_index(const struct rsh_svc *s, const char *devstr)
+{
+	for (unsigned int i = 0; i < s->n_hist; i++)
+		if (strcmp(s->hist[i].dev, devstr) == 0)
+			return s->hist[i].index;
+	return -1;
+}
+
+/* Remember which index a device got (its index if it comes back). */
+static void
+rsh_svc_hist_note(struct rsh_svc *s, const char *devstr, int idx)
+{
+	if (rsh_svc_hist_index(s, devstr) >= 0 || s->n_hist == RSH_SVC_MAX_CONF)
+		return;
+	snprintf(s->hist[s->n_hist].dev, sizeof(s->hist[0].dev), "%.63s", devstr);
+	s->hist[s->n_hist++].index = idx;
+}
+
+/* Is index i free for a new device (no configuration line reserves it, no
+ * device serves it, and with fresh: no other device had it before)? */
+static bool
+rsh_svc_index_free(struct rsh_svc *s, unsigned int i, bool fresh)
+{
+	for (unsigned int k = 0; k < s->conf.n_map; k++)
+		if (s->conf.map[k].index == (int)i)
+			return false;
+	for (unsigned int k = 0; fresh && k < s->n_hist; k++)
+		if (s->hist[k].index == (int)i)
+			return false;
+	return rsh_svc_dev_by_index(s, i) == NULL;
+}
+
+/* Index for a new device, as NVIDIA's daemon picks it (§6.9): the
+ * configured one, else the one it had before, else the lowest from -i on
+ * that no other device ever had, else the lowest free one. A device keeps
+ * its index whatever its state (dropped, locked, gone and back). -1: none. */
 static int
 rsh_svc_pick_index(struct rsh_svc *s, const char *devstr)
 {
 	int want = rsh_svc_conf_index(&s->conf, devstr);
-	unsigned int i, k;
+	unsigned int i;
 
 	if (want >= 0)
 		return rsh_svc_dev_by_index(s, want) == NULL ? want : -1;
-	for (i = s->first_index; i < (unsigned int)s->first_index + 64; i++) {
-		bool reserved = false;
-
-		for (k = 0; k < s->conf.n_map; k++)
-			reserved |= s->conf.map[k].index == (int)i;
-		if (!reserved && rsh_svc_dev_by_index(s, i) == NULL)
-			return (int)i;
-	}
+	want = rsh_svc_hist_index(s, devstr);
+	if (want >= 0 && rsh_svc_index_free(s, (unsigned int)want, false))
+		return want;
+	for (int pass = 0; pass < 2; pass++)
+		for (i = s->first_index; i < (unsigned int)s->first_index + 64; i++)
+			if (rsh_svc_index_free(s, i, pass == 0))
+				return (int)i;
 	return -1;
 }
 
@@ -162,23 +207,65 @@ rsh_svc_revision(struct rsh_svc *s, const char *devstr)
 	return 0;
 }
 
-/* Open a device and its channels; not yet polled. */
+/*
+ * The TM FIFO channels, when the device lets us have them: a device in
+ * drop mode or in secure NIC mode (the console is refused, §6.6) is
+ * served without them, and the health check attaches them once it is
+ * ours (rsh_svc_attach_late). 0, or a negative errno that ends the open.
+ */
 static int
-rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_dev_attach(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	struct rsh_tmfifo_opts to;
 	int rc;
 
-	rc = rsh_dev_open(d->devstr, &s->open, &d->dev);
+	rsh_tmfifo_opts_default(&to);
+	to.net = !s->no_net;
+	rc = rsh_tmfifo_attach(d->dev, &to);
+	if (rc == -EPERM || rc == -EBUSY) {
+		RSH_SVC_LOG(INFO, d->name, "TM FIFO channels wait: %s", rsh_last_error());
+		d->attach_pending = true;
+		return 0;
+	}
+	if (rc < 0)
+		RSH_SVC_LOG(ERR, d->name, "%s: TM FIFO: %s", d->devstr, rsh_last_error());
+	return rc;
+}
+
+/*
+ * Open a device; not yet polled. DROP_MODE 1 opens it dropped. Another
+ * rshim driver owning it (a BMC over USB) does not keep it from being
+ * served: it opens in drop mode (after one takeover request with
+ * FORCE_MODE/-F), its nodes exist, misc FORCE_CMD 1 takes it over, and the
+ * health check takes it when the other driver lets go (§6.4, §6.5).
+ */
+static int
+rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	struct rsh_open_opts o = s->open;
+	int rc;
+
+	o.drop = s->conf.drop_mode == 1;
+	o.force_own = s->conf.force_mode;
+	rsh_svc_link_check(s, d);
+	RSH_SVC_LOG(INFO, d->name, "opening %s (%s%s)", d->devstr,
+		    o.drop ? "DROP_MODE 1" : "ownership check",
+		    o.force_own && !o.drop ? ", with a takeover request" : "");
+	rc = rsh_dev_open(d->devstr, &o, &d->dev);
+	if (rc == -EBUSY && !o.drop) {
+		RSH_SVC_LOG(NOTICE, d->name, "%s; served in drop mode: misc FORCE_CMD 1 takes it over, and rshim-pmd takes it once it is released",
+			    rsh_last_error());
+		o.drop = true;
+		o.force_own = false;
+		rc = rsh_dev_open(d->devstr, &o, &d->dev);
+		d->own_wait = rc == 0;
+	}
 	if (rc < 0) {
 		RSH_SVC_LOG(ERR, d->name, "%s: %s", d->devstr, rsh_last_error());
 		return rc;
 	}
-	rsh_tmfifo_opts_default(&to);
-	to.net = !s->no_net;
-	rc = rsh_tmfifo_attach(d->dev, &to);
+	rc = rsh_svc_dev_attach(s, d);
 	if (rc < 0) {
-		RSH_SVC_LOG(ERR, d->name, "%s: TM FIFO: %s", d->devstr, rsh_last_error());
 		rsh_dev_close(d->dev);
 		d->dev = NULL;
 	}
@@ -203,7 +290,7 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 	d->used = true;
 	d->index = (unsigned int)idx;
 	d->lock_fd = -1;
-	d->cons.master = d->cons.slave = -1;
+	d->cons.master = d->cons.slave = d->cons.ino = -1;
 	d->tap.fd = -1;
 	snprintf(d->devstr, sizeof(d->devstr), "%.63s", devstr);
 	snprintf(d->name, sizeof(d->name), "rshim%u", d->index);
@@ -288,7 +375,7 @@ rsh_svc_dev_ends(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	int rc = rsh_svc_cons_open(s, d);
 
-	if (rc == 0 && !s->no_net)
+	if (rc == 0 && !s->no_net && !d->attach_pending)
 		rc = rsh_svc_tap_open(d);
 	if (rc == 0)
 		rc = rsh_svc_nodes_start(s, d);
@@ -382,6 +469,7 @@ rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
 		return NULL;
 	}
 	d->lock_fd = fd;
+	rsh_svc_hist_note(s, devstr, idx);
 	rsh_svc_lock_note_dev(fd, d);
 	d->revision = rsh_svc_revision(s, devstr);
 	rc = rsh_svc_dev_open(s, d);
@@ -447,7 +535,53 @@ rsh_svc_dev_ctl_busy(struct rsh_svc_dev *d)
 	return busy || __atomic_load_n(&d->ctl_busy, __ATOMIC_RELAXED) > 0;
 }
 
-/* Mark devices gone (all-ones) or back (answers again). */
+/* The channels and tmfifo_netN of a device that had to wait for them
+ * (dropped or locked at open), once it is ours. */
+static void
+rsh_svc_attach_late(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	struct rsh_own_info oi;
+
+	rsh_dev_own_info(d->dev, &oi);
+	if (oi.dropped || oi.locked)
+		return;
+	/* Hidden from the relay while its channels and TAP appear. */
+	rsh_svc_publish(s, d, false);
+	d->attach_pending = false;
+	if (rsh_svc_dev_attach(s, d) == 0 && !d->attach_pending) {
+		if (!s->no_net && d->tap.fd < 0)
+			rsh_svc_tap_open(d);
+		RSH_SVC_LOG(NOTICE, d->name, "TM FIFO channels attached: console%s%s",
+			    d->tap.fd >= 0 ? " and " : "", d->tap.fd >= 0 ? d->tap.name : "");
+	}
+	rsh_svc_publish(s, d, true);
+}
+
+/* A device another driver owned at open: take it once that driver let it
+ * go (the access check finds no other keepalive), every few seconds. */
+static void
+rsh_svc_take_over(struct rsh_svc_dev *d)
+{
+	struct rsh_own_info oi;
+
+	rsh_dev_own_info(d->dev, &oi);
+	if (!oi.dropped) {
+		d->own_wait = false; /* FORCE_CMD or DROP_MODE 0 took it */
+		return;
+	}
+	if (++d->own_tries % RSH_SVC_TAKE_EVERY != 0)
+		return;
+	if (rsh_dev_drop(d->dev, false, false) == 0) {
+		d->own_wait = false;
+		RSH_SVC_LOG(NOTICE, d->name, "%s: the other rshim driver let go: this service owns it now",
+			    d->devstr);
+	} else {
+		RSH_SVC_LOG(DEBUG, d->name, "still owned elsewhere: %s", rsh_last_error());
+	}
+}
+
+/* Mark devices gone (all-ones) or back (answers again); take over and
+ * attach the devices that waited. */
 void
 rsh_svc_check_health(struct rsh_svc *s)
 {
@@ -459,6 +593,11 @@ rsh_svc_check_health(struct rsh_svc *s)
 
 		if (!d->used || d->dev == NULL || rsh_svc_dev_ctl_busy(d))
 			continue;
+		rsh_svc_link_check(s, d);
+		if (d->own_wait)
+			rsh_svc_take_over(d);
+		if (d->attach_pending)
+			rsh_svc_attach_late(s, d);
 		rc = rsh_dev_reg_read(d->dev, RSH_BOOT_CONTROL, &v);
 		if (rc == -EBUSY || rc == -EIO)
 			continue; /* a push runs, or the device is in reset */

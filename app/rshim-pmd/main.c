@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rshim-pmd: the service. Options follow the rshim daemon's letters where
- * they apply (hardware-notes §7.2); see rshim-pmd(8).
+ * rshim-pmd: the service. Options are NVIDIA rshim's letters (hardware-
+ * notes §7.2), -c is its command mode (cmdmode.c); the configuration file
+ * is -C. See rshim-pmd(8) and doc/migrating.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +29,12 @@
 #ifndef RSH_SVC_VERSION
 #define RSH_SVC_VERSION "unknown"
 #endif
+#ifndef RSH_SVC_SYSCONFDIR
+#define RSH_SVC_SYSCONFDIR "/etc"
+#endif
+/* The configuration, and NVIDIA's file read when it is absent. */
+#define RSH_SVC_CONF_DEFAULT RSH_SVC_SYSCONFDIR "/rshim-pmd.conf"
+#define RSH_SVC_CONF_NVIDIA "/etc/rshim.conf"
 
 RTE_LOG_REGISTER(rsh_svc_logtype, user.rshim.svc, NOTICE);
 RTE_LOG_REGISTER(rsh_svc_audit_logtype, user.rshim.audit, NOTICE);
@@ -36,6 +44,8 @@ enum {
 	OPT_DEV_DIR,
 	OPT_RUN_DIR,
 	OPT_FILE_PREFIX,
+	OPT_LOG_TYPE,
+	OPT_SYSFS_ROOT,
 	OPT_HELP,
 };
 
@@ -47,7 +57,10 @@ static const struct option rsh_svc_opts[] = {
 	{ "nonet", no_argument, NULL, 'n' },
 	{ "force", no_argument, NULL, 'F' },
 	{ "version", no_argument, NULL, 'v' },
-	{ "config", required_argument, NULL, 'c' },
+	{ "config", required_argument, NULL, 'C' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "log-type", required_argument, NULL, OPT_LOG_TYPE },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "sim", required_argument, NULL, OPT_SIM },
 	{ "dev-dir", required_argument, NULL, OPT_DEV_DIR },
 	{ "run-dir", required_argument, NULL, OPT_RUN_DIR },
@@ -65,14 +78,21 @@ static const char rsh_svc_usage[] =
 "                         pcie-0000:03:00.2 or sim:bf3[,options]\n"
 "      --sim DEVARGS      serve an emulated BlueField (repeatable), e.g.\n"
 "                         --sim bf3,drain=200M\n"
+"  -b, --backend pcie     pcie (or pcie_lf, pcie-lf); usb is not served\n"
 "  -i, --index N          first rshimN index for unnamed devices (0)\n"
-"  -l, --log-level 0-4    0 errors ... 2 notices (default) ... 4 debug\n"
+"  -l, --log-level 0-4    as NVIDIA rshim: 0 none, 1 error, 2 warning,\n"
+"                         3 notice (default), 4 debug\n"
+"      --log-type T:L     a DPDK log type's level, e.g. pmd.rshim.reg:debug\n"
+"                         (the register trace); repeatable\n"
 "  -n, --nonet            no tmfifo_netN interfaces\n"
-"  -F, --force            FORCE_MODE 1\n"
-"  -c, --config FILE      configuration (/etc/rshim-pmd.conf)\n"
+"  -F, --force            FORCE_MODE 1: ask another owner to hand over\n"
+"  -C, --config FILE      configuration (" RSH_SVC_CONF_DEFAULT ";\n"
+"                         " RSH_SVC_CONF_NVIDIA " when that is absent)\n"
+"  -c, --cmdmode ...      NVIDIA's command mode: -c -r ADDR.64 [VALUE],\n"
+"                         -g, -s 0|1, -p NAME|all (rshim-pmd -c -h)\n"
 "      --dev-dir DIR      where the rshimN directories go (/dev)\n"
 "      --run-dir DIR      where the device locks go (/run/rshim-pmd)\n"
-"      --file-prefix P    DPDK file prefix, for dpdk-telemetry.py -f P (rshim-pmd)\n"
+"      --file-prefix P    DPDK file prefix, for rshim-pmd-telemetry -f P (rshim-pmd)\n"
 "  -v, --version          print the version\n"
 "Signals: SIGHUP re-reads the configuration and rescans; SIGTERM/SIGINT stop.\n"
 "Exit codes: 0 stopped by a signal, 1 runtime failure, 2 bad option or\n"
@@ -137,6 +157,12 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 		fprintf(stderr, "rshim-pmd: at most %u devices\n", RSH_SVC_MAX_DEVS);
 		return -EINVAL;
 	}
+	if (strncmp(v, "usb-", 4) == 0 || strncmp(v, "pcie-lf-", 8) == 0) {
+		fprintf(stderr, "rshim-pmd: -d %s: %s\n", v, v[0] == 'u' ?
+			"a USB rshim: not served by rshim-pmd (PCIe only)" :
+			"a livefish function (pcie-lf-): not served by this rshim-pmd yet");
+		return -EINVAL;
+	}
 	dst = store[s->n_only];
 	snprintf(dst, RSH_DEV_NAME_MAX, "%s%s", sim && strncmp(v, "sim:", 4) != 0 ? "sim:" : "",
 		 strncmp(v, "pcie-", 5) == 0 ? v + 5 : v);
@@ -159,6 +185,30 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 	return 0;
 }
 
+/* -b: NVIDIA's backend names; rshim-pmd serves PCIe only. */
+static int
+rsh_svc_opt_backend(const char *v)
+{
+	if (strcmp(v, "pcie") == 0 || strcmp(v, "pcie_lf") == 0 || strcmp(v, "pcie-lf") == 0)
+		return 0;
+	fprintf(stderr, "rshim-pmd: -b %s: %s\n", v, strcmp(v, "usb") == 0 ?
+		"USB rshim is not served by rshim-pmd (PCIe only)" : "expected pcie or pcie_lf");
+	return -EINVAL;
+}
+
+/* --log-type TYPE:LEVEL, kept for EAL (at most 8). */
+static int
+rsh_svc_opt_log_type(struct rsh_svc *s, const char *v)
+{
+	if (s->n_log_types == RSH_SVC_MAX_LOG_TYPES || strchr(v, ':') == NULL) {
+		fprintf(stderr, "rshim-pmd: --log-type %s: expected TYPE:LEVEL (at most %u), e.g. pmd.rshim.reg:debug\n",
+			v, RSH_SVC_MAX_LOG_TYPES);
+		return -EINVAL;
+	}
+	s->log_types[s->n_log_types++] = v;
+	return 0;
+}
+
 /* Parse the command line; -1 with *code set when main must return. */
 static int
 rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
@@ -167,15 +217,26 @@ rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
 	int c;
 
 	*code = RSH_SVC_EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "fd:i:l:nFvc:h", rsh_svc_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fd:i:l:nFvc:C:b:h", rsh_svc_opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': s->foreground = true; break;
 		case 'n': s->no_net = true; break;
 		case 'F': s->force = true; break;
-		case 'c': s->conf_path = optarg; break;
+		/* -c FILE: the configuration, as before -C (old scripts);
+		 * command mode was recognised before parsing. */
+		case 'c': case 'C': s->conf_path = optarg; break;
+		case 'b':
+			if (rsh_svc_opt_backend(optarg) < 0)
+				return -1;
+			break;
+		case OPT_LOG_TYPE:
+			if (rsh_svc_opt_log_type(s, optarg) < 0)
+				return -1;
+			break;
 		case OPT_DEV_DIR: s->dev_dir = optarg; break;
 		case OPT_RUN_DIR: s->run_dir = optarg; break;
 		case OPT_FILE_PREFIX: s->file_prefix = optarg; break;
+		case OPT_SYSFS_ROOT: s->open.sysfs_root = optarg; break; /* tests */
 		case 'd': case OPT_SIM:
 			if (rsh_svc_opt_dev(s, optarg, c == OPT_SIM) < 0)
 				return -1;
@@ -230,15 +291,21 @@ rsh_svc_have_hugepages(void)
 static int
 rsh_svc_eal(struct rsh_svc *s)
 {
-	static char lcores[8], prefix[96], level[48], mem[16];
-	char *eal[20];
+	static char lcores[8], prefix[96], level[48], lib[48], mem[16];
+	static char types[RSH_SVC_MAX_LOG_TYPES][80];
+	char *eal[32];
 	int n = 0;
-	static const int map[5] = { RTE_LOG_ERR, RTE_LOG_WARNING, RTE_LOG_NOTICE,
-				    RTE_LOG_INFO, RTE_LOG_DEBUG };
+	/* NVIDIA's -l scale: 0 none, 1 error, 2 warning, 3 notice, 4 debug. */
+	static const int map[5] = { RTE_LOG_CRIT, RTE_LOG_ERR, RTE_LOG_WARNING,
+				    RTE_LOG_NOTICE, RTE_LOG_DEBUG };
 
 	snprintf(lcores, sizeof(lcores), "%s", sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0-1" : "0");
 	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", s->file_prefix);
 	snprintf(level, sizeof(level), "--log-level=user.rshim.svc:%d", map[s->log_level]);
+	/* The driver's open and ownership lines are info: -l 4 shows them. */
+	snprintf(lib, sizeof(lib), "--log-level=pmd.rshim:%d",
+		 s->log_level >= 4 ? (int)RTE_LOG_INFO : map[s->log_level] < (int)RTE_LOG_NOTICE ?
+		 map[s->log_level] : (int)RTE_LOG_NOTICE);
 	eal[n++] = "rshim-pmd";
 	eal[n++] = "-l";
 	eal[n++] = lcores;
@@ -261,6 +328,11 @@ rsh_svc_eal(struct rsh_svc *s)
 	eal[n++] = "--log-level=lib.eal:error";
 	eal[n++] = "--log-level=lib.telemetry:error";
 	eal[n++] = level;
+	eal[n++] = lib;
+	for (unsigned int i = 0; i < s->n_log_types; i++) {
+		snprintf(types[i], sizeof(types[i]), "--log-level=%s", s->log_types[i]);
+		eal[n++] = types[i];
+	}
 	eal[n] = NULL;
 	if (rte_eal_init(n, eal) < 0) {
 		fprintf(stderr, "rshim-pmd: DPDK EAL initialisation failed: %s\n",
@@ -403,6 +475,9 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 			last_scan = rsh_svc_ns();
 		}
 		rsh_svc_check_health(s);
+		/* ifup tmfifo_netN children (relay.c). */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
 	}
 }
 
@@ -443,16 +518,35 @@ rsh_svc_rm_rundir(void)
 			strerror(errno));
 }
 
+/*
+ * NVIDIA's command mode: -c (or --cmdmode) with no value of its own, i.e.
+ * last, or followed by another option. "-c FILE" stays the configuration
+ * file (the option's meaning before -C).
+ */
+static bool
+rsh_svc_is_cmdmode(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--cmdmode") == 0)
+			return true;
+		if (strcmp(argv[i], "-c") == 0)
+			return i + 1 == argc || argv[i + 1][0] == '-';
+		if (strcmp(argv[i], "--") == 0)
+			break;
+	}
+	return false;
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
 {
 	static struct rsh_svc s = {
-		.conf_path = "/etc/rshim-pmd.conf",
+		.conf_path = RSH_SVC_CONF_DEFAULT,
 		.dev_dir = "/dev",
 		.run_dir = "/run/rshim-pmd",
 		.file_prefix = "rshim-pmd",
-		.log_level = 2,
+		.log_level = 3,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
 		.relay_wake = -1,
 	};
@@ -460,9 +554,18 @@ main(int argc, char **argv)
 	sigset_t set;
 	int code;
 
+	if (rsh_svc_is_cmdmode(argc, argv))
+		return rsh_svc_cmdmode(&s, argc, argv);
 	if (rsh_svc_parse(&s, argc, argv, &code) < 0)
 		return code;
-	conf_given = strcmp(s.conf_path, "/etc/rshim-pmd.conf") != 0;
+	conf_given = strcmp(s.conf_path, RSH_SVC_CONF_DEFAULT) != 0;
+	if (!conf_given && access(RSH_SVC_CONF_DEFAULT, F_OK) < 0 &&
+	    access(RSH_SVC_CONF_NVIDIA, F_OK) == 0) {
+		/* Moving from NVIDIA's daemon: its file is read as it is. */
+		fprintf(stderr, "rshim-pmd: no %s: reading NVIDIA's %s (see rshim-pmd.conf(5))\n",
+			RSH_SVC_CONF_DEFAULT, RSH_SVC_CONF_NVIDIA);
+		s.conf_path = RSH_SVC_CONF_NVIDIA;
+	}
 	s.conf_required = conf_given;
 	s.conf_path = rsh_svc_abs(s.conf_path);
 	s.dev_dir = rsh_svc_abs(s.dev_dir);

@@ -104,6 +104,8 @@ rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid
 	rc = rsh_boot_open(d->dev, s->poller, &o, &b);
 	if (rc < 0)
 		RSH_SVC_LOG(ERR, d->name, "boot open: %s", rsh_last_error());
+	if (rc == -EBUSY && rsh_svc_dev_dropped(d))
+		rc = -EINVAL; /* drop mode: NVIDIA's daemon answers EINVAL */
 	pthread_mutex_lock(&d->mu);
 	d->boot_opening = false;
 	d->boot = b;

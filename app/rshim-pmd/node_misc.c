@@ -83,7 +83,9 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 			"BOOT_MODE", (uint64_t)(v & RSH_BOOT_CONTROL__MODE_MASK));
 	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "BOOT_TIMEOUT",
 			__atomic_load_n(&d->boot_timeout_s, __ATOMIC_RELAXED));
-	n = rsh_svc_put(buf, size, n, "%-16s%d (0:normal, 1:drop)\n", "DROP_MODE", 0);
+	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "USB_TIMEOUT", d->svc->conf.usb_timeout_s);
+	n = rsh_svc_put(buf, size, n, "%-16s%d (0:normal, 1:drop)\n", "DROP_MODE",
+			rsh_svc_dev_dropped(d));
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: reset)\n", "SW_RESET", 0);
 	n = rsh_svc_put(buf, size, n, "%-16s%s%s\n", "DEV_NAME",
 			strncmp(d->devstr, "sim:", 4) == 0 ? "" : "pcie-", d->devstr);
@@ -197,12 +199,20 @@ rsh_svc_misc_mirror(struct rsh_svc_dev *d, const char *key, const char *v)
 	pthread_mutex_unlock(&d->mu);
 }
 
-/* Apply the configuration's DISPLAY_LEVEL and BOOT_TIMEOUT to a new
- * device (the library keeps the misc state). */
+/* Apply the configuration's DISPLAY_LEVEL, BOOT_TIMEOUT and USB_TIMEOUT
+ * to a new device (the library keeps the misc state), after one read at
+ * level 0 that gives misc its values for the time a push owns the device. */
 void
 rsh_svc_misc_init(struct rsh_svc_dev *d)
 {
-	char line[64];
+	char line[64], *text = malloc(RSH_MISC_TEXT_MAX);
+
+	if (text != NULL && rsh_misc_read(d->dev, text, RSH_MISC_TEXT_MAX) < 0)
+		RSH_SVC_LOG(INFO, d->name, "misc not read at open: %s", rsh_last_error());
+	free(text);
+	snprintf(line, sizeof(line), "USB_TIMEOUT %u", d->svc->conf.usb_timeout_s);
+	if (rsh_misc_write(d->dev, line) < 0)
+		RSH_SVC_LOG(WARNING, d->name, "%s", rsh_last_error());
 
 	snprintf(line, sizeof(line), "DISPLAY_LEVEL %d", __atomic_load_n(&d->display_level, __ATOMIC_RELAXED));
 	if (rsh_misc_write(d->dev, line) < 0)
@@ -228,6 +238,28 @@ rsh_svc_misc_is_reset(const char *line)
 	       rsh_svc_num(v, 16, &x) == 0 && x != 0 && x <= INT32_MAX;
 }
 
+/*
+ * SW_RESET: the reset key, then PCIE_RESET_DELAY (the device's default
+ * when unset, as a push's open), then the rshim answers; the write
+ * returns after all of it, as NVIDIA's does, so a script finds the
+ * device reset when its write returns.
+ */
+static int
+rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
+{
+	int delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
+	uint64_t t0 = rsh_svc_ns();
+	int rc;
+
+	RSH_SVC_LOG(INFO, d->name, "SW_RESET: reset key, then the reset delay (%s)",
+		    delay_s >= 0 ? "PCIE_RESET_DELAY" : "the device's default");
+	rc = rsh_dev_reset(d->dev, delay_s >= 0 ? (int64_t)delay_s * 1000 : -1, &d->ctl_cancel);
+	if (rc == 0)
+		RSH_SVC_LOG(NOTICE, d->name, "SW_RESET done: the rshim answers after %" PRIu64 " ms",
+			    (rsh_svc_ns() - t0) / 1000000);
+	return rc;
+}
+
 /* write(2) on misc: one "KEY value" line. */
 int
 rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
@@ -237,7 +269,6 @@ rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 	char *key, *v, *nl;
 	int rc;
 
-	(void)s;
 	if (len == 0 || len >= sizeof(line))
 		return len == 0 ? 0 : -EINVAL;
 	memcpy(line, buf, len);
@@ -254,7 +285,7 @@ rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
 		/* A NUL would hide the rest of the line from the parser. */
 		rc = -EINVAL;
 	} else if (rsh_svc_misc_is_reset(line)) {
-		rc = rsh_dev_reset(d->dev, -1, &d->ctl_cancel);
+		rc = rsh_svc_misc_reset(s, d);
 	} else {
 		rc = rsh_misc_write(d->dev, line);
 	}
@@ -293,7 +324,7 @@ rsh_svc_reg_ioctl_size(unsigned int cmd)
 /* The ioctl address as the control API parses it (§1.3, §5.3): BF1/BF2
  * channel<<16|offset, BF3 the global address (channel<<16|offset forms
  * are decoded through the BF3 channel map first). */
-static int
+int
 rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out)
 {
 	unsigned int chan = addr >> 16, off = addr & 0xFFFF;
@@ -309,9 +340,10 @@ rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out)
 		*out = (chan << 16) + off;
 		return 0;
 	}
-	if (rsh_reg_decode(gen, chan, off, &bar) < 0)
+	/* A 32-bit register sits at offset 4 of its 8-byte word. */
+	if (rsh_reg_decode(gen, chan, off & ~7u, &bar) < 0)
 		return -EINVAL;
-	*out = RSH_BF3_RSH_BASE_ADDR + bar;
+	*out = RSH_BF3_RSH_BASE_ADDR + bar + (off & 7u);
 	return 0;
 }
 

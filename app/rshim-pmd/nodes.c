@@ -3,7 +3,9 @@
  * /dev/rshimN as a FUSE directory (libfuse3 low-level API), one session per
  * device: boot, misc and rshim are files, console is a symlink to the
  * device's PTY (/dev/pts/M), so screen, minicom, picocom and cat open a real
- * terminal. The rshim daemon serves the same names as CUSE character
+ * terminal; while the terminal is open, or refused in secure NIC mode, the
+ * link points to a hidden name here whose open answers EBUSY or EPERM
+ * (console.c). The rshim daemon serves the same names as CUSE character
  * devices (hardware-notes §5.1); this host has no CUSE, so rshim-pmd builds
  * the FUSE directory only.
  *
@@ -30,11 +32,17 @@ enum rsh_svc_ino {
 	RSH_SVC_INO_MISC,
 	RSH_SVC_INO_RSHIM,
 	RSH_SVC_INO_END,
+	/* Hidden (not listed): where the console link points meanwhile. */
+	RSH_SVC_INO_CONS_BUSY = RSH_SVC_INO_END,
+	RSH_SVC_INO_CONS_LOCKED,
+	RSH_SVC_INO_ALL,
 };
 
-static const char *const rsh_svc_node_names[RSH_SVC_INO_END] = {
+static const char *const rsh_svc_node_names[RSH_SVC_INO_ALL] = {
 	[RSH_SVC_INO_BOOT] = "boot", [RSH_SVC_INO_CONSOLE] = "console",
 	[RSH_SVC_INO_MISC] = "misc", [RSH_SVC_INO_RSHIM] = "rshim",
+	[RSH_SVC_INO_CONS_BUSY] = RSH_SVC_CONS_IN_USE,
+	[RSH_SVC_INO_CONS_LOCKED] = RSH_SVC_CONS_LOCKED,
 };
 
 /* A device's FUSE session. */
@@ -159,6 +167,8 @@ rsh_svc_node_stat(struct rsh_svc_fuse *f, fuse_ino_t ino, struct stat *st)
 	} else if (ino == RSH_SVC_INO_CONSOLE) {
 		st->st_mode = S_IFLNK | 0777;
 		st->st_size = strlen(f->d->cons.pts);
+	} else if (ino >= RSH_SVC_INO_END) {
+		st->st_mode = S_IFREG | 0666; /* its open answers the errno */
 	} else {
 		st->st_mode = S_IFREG | (grp ? 0660 : 0600);
 	}
@@ -186,7 +196,7 @@ rsh_svc_ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	for (unsigned int i = RSH_SVC_INO_BOOT; i < RSH_SVC_INO_END; i++) {
+	for (unsigned int i = RSH_SVC_INO_BOOT; i < RSH_SVC_INO_ALL; i++) {
 		if (strcmp(name, rsh_svc_node_names[i]) != 0)
 			continue;
 		if (i == RSH_SVC_INO_CONSOLE && f->d->cons.pts[0] == '\0')
@@ -208,7 +218,7 @@ rsh_svc_ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct stat st;
 
 	(void)fi;
-	if (ino >= RSH_SVC_INO_END) {
+	if (ino >= RSH_SVC_INO_ALL) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -236,12 +246,14 @@ static void
 rsh_svc_ll_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	struct rsh_svc_fuse *f = rsh_svc_req_fuse(req);
+	char target[sizeof(f->d->cons.pts)];
 
 	if (ino != RSH_SVC_INO_CONSOLE || f->d->cons.pts[0] == '\0') {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	fuse_reply_readlink(req, f->d->cons.pts);
+	rsh_svc_cons_target(f->d, target, sizeof(target));
+	fuse_reply_readlink(req, target);
 }
 
 /* readdir of the root. */
@@ -300,6 +312,13 @@ rsh_svc_ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->nonseekable = ino == RSH_SVC_INO_BOOT;
 	fi->fh = 0;
+	if (ino == RSH_SVC_INO_CONS_BUSY || ino == RSH_SVC_INO_CONS_LOCKED) {
+		/* The console, as NVIDIA's: one owner; secure NIC mode. */
+		rsh_svc_audit(f->d, ctx->uid, ctx->pid, "console open",
+			      ino == RSH_SVC_INO_CONS_BUSY ? -EBUSY : -EPERM);
+		fuse_reply_err(req, ino == RSH_SVC_INO_CONS_BUSY ? EBUSY : EPERM);
+		return;
+	}
 	if (ino == RSH_SVC_INO_BOOT && (fi->flags & O_ACCMODE) == O_RDONLY) {
 		fuse_reply_err(req, EINVAL); /* write-only node */
 		return;

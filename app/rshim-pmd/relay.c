@@ -2,13 +2,9 @@
 /*
  * The relay thread: console PTYs and tmfifo_netN TAPs of every device.
  *
- * Console: a PTY per device; /dev/rshimN/console is a symlink to its slave
- * (/dev/pts/M), so any terminal program opens it. The service keeps the
- * slave open itself (raw, no echo): DPU output waits in the terminal's
- * input queue, then in a 64 KiB buffer here, while nobody reads (the
- * oldest bytes are dropped and counted beyond that); several readers may
- * open the terminal. The PTY lives as long as the device is served, across
- * DPU reboots.
+ * Console: a PTY per device (console.c: one owner, kept raw, output held
+ * for the next opener). The PTY lives as long as the device is served,
+ * across DPU reboots.
  *
  * TAP: tmfifo_netN, IFF_TAP|IFF_NO_PI, MAC 00:1A:CA:FF:FF:02 + 2·N, MTU
  * 1500, up (hardware-notes §4.8), for the life of the service; 64 KiB
@@ -33,8 +29,9 @@
 #include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <spawn.h>
 #include <sys/stat.h>
-#include <termios.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_mbuf.h>
@@ -44,110 +41,7 @@
 #define RSH_SVC_TAP_MTU 1500
 #define RSH_SVC_HOUSEKEEP_MS 1000 /* idle timeout: housekeeping only */
 #define RSH_SVC_RETRY_MS 1        /* bytes wait for room in a channel */
-#define RSH_SVC_PFD_PER_DEV 4     /* PTY, TAP, two channel eventfds */
-
-/* Open the device's PTY and set the slave raw. */
-int
-rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
-{
-	gid_t gid = __atomic_load_n(&s->group_gid, __ATOMIC_RELAXED);
-	struct rsh_svc_cons *c = &d->cons;
-	struct termios tio;
-
-	c->master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (c->master < 0 || grantpt(c->master) < 0 || unlockpt(c->master) < 0 ||
-	    ptsname_r(c->master, c->pts, sizeof(c->pts)) != 0)
-		goto fail;
-	c->slave = open(c->pts, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (c->slave < 0 || tcgetattr(c->slave, &tio) < 0)
-		goto fail;
-	cfmakeraw(&tio);
-	cfsetspeed(&tio, B115200);
-	if (tcsetattr(c->slave, TCSANOW, &tio) < 0)
-		goto fail;
-	/* Root only, or the configured group (like the other nodes). */
-	if (chown(c->pts, 0, gid != (gid_t)-1 ? gid : 0) < 0 ||
-	    chmod(c->pts, gid != (gid_t)-1 ? 0660 : 0600) < 0)
-		RSH_SVC_LOG(WARNING, d->name, "cannot set the owner of %s: %s", c->pts,
-			    strerror(errno));
-	return 0;
-fail:
-	RSH_SVC_LOG(ERR, d->name, "cannot create the console terminal: %s", strerror(errno));
-	rsh_svc_cons_close(d);
-	return -EIO;
-}
-
-/* Close the PTY. */
-void
-rsh_svc_cons_close(struct rsh_svc_dev *d)
-{
-	struct rsh_svc_cons *c = &d->cons;
-
-	if (c->slave >= 0)
-		close(c->slave);
-	if (c->master >= 0)
-		close(c->master);
-	c->slave = c->master = -1;
-	c->pts[0] = '\0';
-	c->head = c->len = c->tx_len = 0;
-}
-
-/* DPU → buffer (oldest dropped when full) → terminal. */
-static unsigned int
-rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
-{
-	struct rsh_svc_cons *c = &d->cons;
-	uint8_t tmp[4096];
-	unsigned int work = 0;
-	size_t n, i;
-	ssize_t w;
-
-	while ((n = rsh_tmfifo_console_read(d->dev, tmp, sizeof(tmp))) > 0) {
-		work++;
-		c->from_dpu += n;
-		for (i = 0; i < n; i++) {
-			if (c->len == RSH_SVC_CONS_BUF) {
-				c->head = (c->head + 1) % RSH_SVC_CONS_BUF;
-				c->len--;
-				c->dropped++;
-			}
-			c->buf[(c->head + c->len++) % RSH_SVC_CONS_BUF] = tmp[i];
-		}
-	}
-	while (c->len > 0) {
-		size_t run = RSH_SVC_CONS_BUF - c->head < c->len ?
-			     RSH_SVC_CONS_BUF - c->head : c->len;
-
-		w = write(c->master, c->buf + c->head, run);
-		if (w <= 0)
-			break;
-		c->head = (c->head + w) % RSH_SVC_CONS_BUF;
-		c->len -= w;
-		work++;
-	}
-	return work;
-}
-
-/* Terminal → DPU; what the channel does not take stays in the PTY. */
-static unsigned int
-rsh_svc_cons_to_dpu(struct rsh_svc_dev *d)
-{
-	struct rsh_svc_cons *c = &d->cons;
-	size_t took;
-	ssize_t n;
-
-	if (c->tx_len == 0) {
-		n = read(c->master, c->tx, sizeof(c->tx));
-		if (n <= 0)
-			return 0;
-		c->tx_len = n;
-	}
-	took = rsh_tmfifo_console_write(d->dev, c->tx, c->tx_len);
-	memmove(c->tx, c->tx + took, c->tx_len - took);
-	c->tx_len -= took;
-	c->to_dpu += took;
-	return took > 0;
-}
+#define RSH_SVC_PFD_PER_DEV 5     /* PTY, its inotify, TAP, two channel eventfds */
 
 /* MAC of tmfifo_net<N>: 00:1A:CA:FF:FF:02 + 2·N, §4.8. */
 static void
@@ -206,6 +100,38 @@ rsh_svc_tap_config(struct rsh_svc_dev *d)
 	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
 }
 
+/*
+ * `ifup tmfifo_netN`, as NVIDIA's daemon runs when it creates the TAP, so
+ * an ifupdown stanza (/etc/network/interfaces) gives it its address.
+ * Only when ifup is on PATH; not waited for (the main loop reaps it), its
+ * outcome is ifupdown's. systemd-networkd needs nothing: a .network file
+ * matching the name applies to the new link by itself.
+ */
+static void
+rsh_svc_ifup(struct rsh_svc_dev *d)
+{
+	char *argv[] = { "ifup", d->tap.name, NULL };
+	const char *path = getenv("PATH");
+	char exe[PATH_MAX], dirs[4096], *save = NULL;
+	pid_t pid;
+	int rc;
+
+	snprintf(dirs, sizeof(dirs), "%s", path != NULL ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+	for (char *dir = strtok_r(dirs, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(exe, sizeof(exe), "%.2000s/ifup", dir);
+		if (access(exe, X_OK) != 0)
+			continue;
+		rc = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
+		if (rc != 0) {
+			RSH_SVC_LOG(WARNING, d->name, "cannot run %s %s: %s", exe, d->tap.name,
+				    strerror(rc));
+			return;
+		}
+		RSH_SVC_LOG(INFO, d->name, "ran %s %s (pid %d)", exe, d->tap.name, (int)pid);
+		return;
+	}
+}
+
 /* Create tmfifo_net<N> (with TSO/GRO unless NET_OFFLOAD 0), configured
  * and up; a device without one is served without network. */
 int
@@ -233,6 +159,7 @@ rsh_svc_tap_open(struct rsh_svc_dev *d)
 		return 0;
 	}
 	rsh_tap_start(t, d->dev);
+	rsh_svc_ifup(d);
 	if (offload && t->offload_err != 0)
 		RSH_SVC_LOG(WARNING, d->name, "%s: no TSO/GRO offloads (%s): plain 1514-byte frames",
 			    t->name, strerror(t->offload_err));
@@ -293,7 +220,9 @@ rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
 		*retry |= d->cons.tx_len > 0;
 		pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.master,
 			.events = (short)((d->cons.tx_len == 0 ? POLLIN : 0) |
-					  (d->cons.len > 0 ? POLLOUT : 0)) };
+					  (rsh_svc_cons_want_out(d) ? POLLOUT : 0)) };
+		/* A client's open: held output goes out. */
+		pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.ino, .events = POLLIN };
 	}
 	if (d->tap.fd >= 0) {
 		/* Each pass reads until the TAP is empty, as ppoll says

@@ -30,6 +30,9 @@
 #define RSH_SVC_MAX_DEVS 16
 #define RSH_SVC_MAX_CONF 64
 #define RSH_SVC_CONS_BUF (64u * 1024u)
+/* A device owned elsewhere at open: a takeover try every this many
+ * health checks (one a second; a try watches SCRATCHPAD1 up to 1 s). */
+#define RSH_SVC_TAKE_EVERY 3u
 /* Content of a configuration line, comments not counted (any length). */
 #define RSH_SVC_CONF_LINE_MAX 1024u
 
@@ -58,19 +61,38 @@ struct rsh_svc_conf {
 	char group[32];                    /* NODE_GROUP: lab users' group */
 	unsigned int rescan_s;             /* RESCAN_INTERVAL (0 = SIGHUP only) */
 	bool net_offload;                  /* NET_OFFLOAD (1): TSO/GRO on tmfifo_netN */
+	unsigned int usb_timeout_s;        /* USB_TIMEOUT (40): shown in misc */
+	unsigned int usb_reset_delay_s;    /* USB_RESET_DELAY (1): -c -p only */
 };
 
-/* Console end of a device: a PTY whose slave is /dev/rshimN/console. */
+/* Console end of a device: a PTY whose slave is /dev/rshimN/console
+ * (console.c). Relay thread, except users/ino/opens (mu). */
 struct rsh_svc_cons {
-	int master;                /* -1 when none */
-	int slave;                 /* kept open: output waits for readers */
+	int master;                /* -1 when none; packet mode (TIOCPKT) */
+	int slave;                 /* kept open: the line's flags are checked on it */
+	int ino;                   /* inotify: client opens and closes of pts */
 	char pts[32];              /* /dev/pts/N */
-	uint8_t buf[RSH_SVC_CONS_BUF]; /* DPU → PTY bytes not yet accepted */
+	pthread_mutex_t mu;        /* guards users, opens, ino reads, grace */
+	bool mu_inited;
+	unsigned int users;        /* clients with pts open */
+	uint64_t opens;
+	uint64_t grace_until;      /* ns: a flush until then is the opener's */
+	uint64_t grace;            /* relay's copy of grace_until */
+	uint64_t seen_opens;       /* relay: opens its replay state is for */
+	uint8_t buf[RSH_SVC_CONS_BUF]; /* DPU → PTY bytes not yet shown */
 	size_t head, len;
+	uint8_t replay[RSH_SVC_CONS_BUF]; /* shown since the open (grace) */
+	size_t replay_len, replay_pos;
 	uint8_t tx[4096];          /* PTY → DPU bytes the channel has not taken */
 	size_t tx_len;
+	bool unsafe;               /* DPU output shown since the last read */
 	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
+	uint64_t raw_restored, echo_dropped, replays;
 };
+
+/* Where the console link points while it cannot be opened. */
+#define RSH_SVC_CONS_IN_USE ".in-use"
+#define RSH_SVC_CONS_LOCKED ".secure-nic-mode"
 
 /*
  * One served device. Fields are written by main unless marked. A slot is
@@ -91,6 +113,12 @@ struct rsh_svc_dev {
 	int lock_fd;
 	bool gone;                 /* all-ones: nodes answer ENODEV (atomic) */
 	bool in_poller;
+	bool own_wait;             /* another driver owned it at open: dropped
+				    * until it lets go (health check) */
+	bool attach_pending;       /* TM FIFO not attached yet (dropped or
+				    * secure NIC mode at open) */
+	unsigned int own_tries;    /* health checks while own_wait */
+	char link[128];            /* PCIe link as last logged (link.c) */
 	/* nodes (FUSE threads) */
 	struct rsh_svc_fuse *fuse;
 	pthread_mutex_t mu;        /* guards the fields below (never held
@@ -138,7 +166,10 @@ struct rsh_svc {
 	const char *file_prefix;   /* DPDK file prefix (telemetry socket) */
 	FILE *log_stream;          /* syslog stream when daemonised */
 	bool foreground, no_net, force, verbose;
-	int log_level;
+	int log_level;             /* -l, NVIDIA's 0-4 scale */
+#define RSH_SVC_MAX_LOG_TYPES 8
+	const char *log_types[RSH_SVC_MAX_LOG_TYPES]; /* --log-type T:L */
+	unsigned int n_log_types;
 	int first_index;           /* -i */
 	const char *only_dev[RSH_SVC_MAX_DEVS]; /* -d / --sim */
 	unsigned int n_only;
@@ -148,6 +179,11 @@ struct rsh_svc {
 	struct rsh_svc_conf conf;     /* main thread only */
 	int reset_delay_s;            /* conf's PCIE_RESET_DELAY for FUSE threads (atomic) */
 	struct rsh_svc_dev devs[RSH_SVC_MAX_DEVS];
+	struct {
+		char dev[RSH_DEV_NAME_MAX];
+		int index;
+	} hist[RSH_SVC_MAX_CONF];     /* indexes devices had this run (main) */
+	unsigned int n_hist;
 	struct rsh_poller *poller;
 	struct rsh_poll_opts poll;
 	struct rsh_open_opts open;
@@ -187,6 +223,8 @@ int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
 int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
 
 /* devices.c */
+/* The device is in drop mode (DROP_MODE 1, or another driver owns it). */
+bool rsh_svc_dev_dropped(struct rsh_svc_dev *d);
 int rsh_svc_run_dir_check(struct rsh_svc *s);
 int rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *fd);
 void rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd);
@@ -233,18 +271,34 @@ int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,
 		       const char *buf, size_t len, uid_t uid, pid_t pid);
 int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 		      size_t in_size, uid_t uid, pid_t pid);
+/* A register ioctl's address (channel<<16|offset, or a BF3 global one)
+ * in the form rsh_reg_req_parse takes. v2: the 13-byte ioctls. */
+int rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out);
 /* Size of the ioctl payload of cmd, 0 when it is not a register ioctl. */
 size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
 
-/* relay.c: console PTYs and TAPs. */
+/* console.c: the console PTY (relay thread; target: FUSE threads). */
 int rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d);
 void rsh_svc_cons_close(struct rsh_svc_dev *d);
+unsigned int rsh_svc_cons_from_dpu(struct rsh_svc_dev *d);
+unsigned int rsh_svc_cons_to_dpu(struct rsh_svc_dev *d);
+/* The PTY has bytes to show and a client to show them to. */
+bool rsh_svc_cons_want_out(struct rsh_svc_dev *d);
+void rsh_svc_cons_target(struct rsh_svc_dev *d, char *out, size_t len);
+
+/* relay.c: the relay thread, TAPs. */
 int rsh_svc_tap_open(struct rsh_svc_dev *d);
 void rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up);
 void rsh_svc_tap_close(struct rsh_svc_dev *d);
 int rsh_svc_relay_start(struct rsh_svc *s);
 void rsh_svc_relay_stop(struct rsh_svc *s);
 void rsh_svc_relay_kick(struct rsh_svc *s);
+
+/* cmdmode.c: `rshim-pmd -c ...`, NVIDIA's command mode; the exit code. */
+int rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv);
+
+/* link.c: the PCIe link, logged at open and when it changes. */
+void rsh_svc_link_check(struct rsh_svc *s, struct rsh_svc_dev *d);
 
 /* telemetry.c */
 int rsh_svc_telemetry_register(struct rsh_svc *s);

@@ -76,4 +76,26 @@ rsh_pci_wr(struct rsh_pci_dev *pd, uint32_t off, uint64_t v)
 	rsh_pci_bf1_drain(pd);
 }
 
+/* One 32-bit read with barrier (4-aligned); all-ones outside the BAR. */
+static inline uint32_t
+rsh_pci_rd32(struct rsh_pci_dev *pd, uint32_t off)
+{
+	if ((off & 3) != 0 || !rsh_pci_in_bar(pd, off & ~7u))
+		return UINT32_MAX;
+	pd->be.stats.reads++;
+	pd->posted = 0;
+	return rte_read32(pd->bar + off);
+}
+
+/* One 32-bit write with barrier (4-aligned); dropped outside the BAR. */
+static inline void
+rsh_pci_wr32(struct rsh_pci_dev *pd, uint32_t off, uint32_t v)
+{
+	if ((off & 3) != 0 || !rsh_pci_in_bar(pd, off & ~7u))
+		return;
+	rte_write32(v, pd->bar + off);
+	pd->be.stats.writes++;
+	rsh_pci_bf1_drain(pd);
+}
+
 #endif /* RSH_PCI_MMIO_H */

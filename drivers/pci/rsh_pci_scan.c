@@ -80,6 +80,20 @@ rsh_pci_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
 	rsh_pci_wr((struct rsh_pci_dev *)be, off, v);
 }
 
+/* ops: one 32-bit register read (4-aligned; the BF3 YU OPN words). */
+static uint32_t
+rsh_pci_read32(struct rsh_backend *be, uint32_t off)
+{
+	return rsh_pci_rd32((struct rsh_pci_dev *)be, off);
+}
+
+/* ops: one 32-bit register write. */
+static void
+rsh_pci_write32(struct rsh_backend *be, uint32_t off, uint32_t v)
+{
+	rsh_pci_wr32((struct rsh_pci_dev *)be, off, v);
+}
+
 /* ops: n posted writes to one FIFO data register. One rte_io_wmb() first
  * orders the whole burst after the caller's earlier stores (the words and
  * the status read that granted the credit); inside the burst writes to one
@@ -146,6 +160,8 @@ rsh_pci_close(struct rsh_backend *be)
 static const struct rsh_backend_ops rsh_pci_ops = {
 	.read64 = rsh_pci_read64,
 	.write64 = rsh_pci_write64,
+	.read32 = rsh_pci_read32,
+	.write32 = rsh_pci_write32,
 	.write_fifo = rsh_pci_write_fifo,
 	.read_fifo = rsh_pci_read_fifo,
 	.close = rsh_pci_close,

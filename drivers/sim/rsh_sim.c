@@ -467,6 +467,35 @@ rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
 	rsh_sim_cost_leave(sim);
 }
 
+/* backend op: a 32-bit read, the half of the 64-bit word it is in. */
+static uint32_t
+rsh_sim_read32(struct rsh_backend *be, uint32_t off)
+{
+	uint64_t w = rsh_sim_read64(be, off & ~7u);
+
+	return (off & 4) ? (uint32_t)(w >> 32) : (uint32_t)w;
+}
+
+/* backend op: a 32-bit write. A plain register takes the half as it is;
+ * one with side effects gets a 64-bit write of the new half and the
+ * stored other half (no read, so nothing pops). */
+static void
+rsh_sim_write32(struct rsh_backend *be, uint32_t off, uint32_t v)
+{
+	struct rsh_sim *sim = (struct rsh_sim *)be;
+	uint32_t a = off & ~7u;
+	uint64_t old, nw;
+
+	if ((off & 3) != 0 || a >= be->bar_size) {
+		rsh_sim_write64(be, off, v); /* counted and refused there */
+		return;
+	}
+	old = sim->mem[a >> 3];
+	nw = (off & 4) ? (old & UINT32_MAX) | (uint64_t)v << 32 :
+			 (old & ~(uint64_t)UINT32_MAX) | v;
+	rsh_sim_write64(be, a, nw);
+}
+
 static void
 rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 		   unsigned int n)
@@ -507,6 +536,8 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 	.write_fifo = rsh_sim_write_fifo,
 	.read_fifo = rsh_sim_read_fifo,
 	.close = rsh_sim_close,
+	.read32 = rsh_sim_read32,
+	.write32 = rsh_sim_write32,
 };
 
 /*

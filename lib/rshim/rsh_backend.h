@@ -46,6 +46,15 @@ struct rsh_backend_ops {
 	 * interrupt source (the core then polls SCRATCHPAD6).
 	 */
 	int (*irq_poll)(struct rsh_backend *be);
+	/*
+	 * Optional: one 32-bit access at a 4-byte aligned offset, where the
+	 * silicon has 32-bit registers (the BlueField-3 YU boot record's OPN
+	 * words, hardware-notes §1.4). NULL: the core reads the aligned
+	 * 64-bit word and takes its half, and refuses 32-bit writes
+	 * (-ENOTSUP) rather than rewrite the neighbouring word.
+	 */
+	uint32_t (*read32)(struct rsh_backend *be, uint32_t bar_off);
+	void (*write32)(struct rsh_backend *be, uint32_t bar_off, uint32_t v);
 };
 
 /*

@@ -54,12 +54,36 @@ rsh_cmd_expired(struct rsh_cmd *c, uint64_t now)
 	return true;
 }
 
-/* One step of c now; true when it finished. */
+__thread const char *rsh_reg_trace_cmd;
+
+/* One line of the register trace: device, command, access, value and
+ * what the value means (all-ones: gone; a "not reachable" pattern). */
+void
+rsh_reg_trace(const struct rsh_dev *dev, uint32_t off, unsigned int bits, bool wr,
+	      uint64_t v)
+{
+	int rc = wr ? 0 : rsh_dev_val_err(bits == 32 && v == UINT32_MAX ? RSH_ALL_ONES : v);
+
+	if (!rte_log_can_log(rsh_logtype_reg, RTE_LOG_DEBUG))
+		return;
+	rte_log(RTE_LOG_DEBUG, rsh_logtype_reg, "rshim: reg: %s: %s: %s%u BAR 0x%06x %s 0x%0*" PRIx64 "%s\n",
+		dev->name, rsh_reg_trace_cmd != NULL ? rsh_reg_trace_cmd : "-",
+		wr ? "W" : "R", bits, off, wr ? "<-" : "->", (int)bits / 4, v,
+		rc == -ENODEV ? " (all-ones: gone)" : rc == -EIO ? " (not reachable)" : "");
+}
+
+/* One step of c now; true when it finished. The register accesses of
+ * the step are traced under its name. */
 bool
 rsh_cmd_step(struct rsh_cmd *c, uint64_t now)
 {
+	int r;
+
 	rsh_err_set("%s", "");
-	if (c->step(c, now) == RSH_CMD_AGAIN) {
+	rsh_reg_trace_cmd = rte_log_can_log(rsh_logtype_reg, RTE_LOG_DEBUG) ? c->what : NULL;
+	r = c->step(c, now);
+	rsh_reg_trace_cmd = NULL;
+	if (r == RSH_CMD_AGAIN) {
 		if (c->wake_at == 0)
 			c->wake_at = now;
 		return false;

@@ -65,17 +65,47 @@ struct rsh_dev {
 	struct rsh_misc_cfg misc;
 };
 
+/* One 32-bit access by BAR offset (4-aligned): the backend's own when it
+ * has one; a read falls back to the half of the 64-bit word. A write
+ * without the op is the caller's -ENOTSUP. */
+static inline uint32_t
+rsh_dev_rd32_off(struct rsh_dev *dev, uint32_t off)
+{
+	uint64_t w;
+
+	if (dev->be->ops->read32 != NULL)
+		return dev->be->ops->read32(dev->be, off);
+	w = dev->be->ops->read64(dev->be, off & ~7u);
+	return (off & 4) ? (uint32_t)(w >> 32) : (uint32_t)w;
+}
+
+/*
+ * The register trace (logtype pmd.rshim.reg, debug): the command a thread
+ * is running, set around each command step (rsh_cmd.c), so the accesses
+ * of control operations are recorded and the poll loop's own data-path
+ * accesses are not. FIFO words (read_fifo/write_fifo) are never traced.
+ */
+extern __thread const char *rsh_reg_trace_cmd;
+void rsh_reg_trace(const struct rsh_dev *dev, uint32_t off, unsigned int bits,
+		   bool wr, uint64_t v);
+
 /* One register read through the backend (decoded by the table). */
 static inline uint64_t
 rsh_dev_rd(struct rsh_dev *dev, enum rsh_reg reg)
 {
-	return dev->be->ops->read64(dev->be, dev->map.off[reg]);
+	uint64_t v = dev->be->ops->read64(dev->be, dev->map.off[reg]);
+
+	if (unlikely(rsh_reg_trace_cmd != NULL))
+		rsh_reg_trace(dev, dev->map.off[reg], 64, false, v);
+	return v;
 }
 
 /* One register write through the backend. */
 static inline void
 rsh_dev_wr(struct rsh_dev *dev, enum rsh_reg reg, uint64_t v)
 {
+	if (unlikely(rsh_reg_trace_cmd != NULL))
+		rsh_reg_trace(dev, dev->map.off[reg], 64, true, v);
 	dev->be->ops->write64(dev->be, dev->map.off[reg], v);
 }
 

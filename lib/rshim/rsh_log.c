@@ -13,6 +13,8 @@ RTE_LOG_REGISTER(rsh_logtype_boot, pmd.rshim.boot, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_fifo, pmd.rshim.fifo, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_vfio, pmd.rshim.vfio, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_sim, pmd.rshim.sim, NOTICE);
+/* Every control-path register access at debug (rsh_cmd.c), off by default. */
+RTE_LOG_REGISTER(rsh_logtype_reg, pmd.rshim.reg, NOTICE);
 
 static __thread char rsh_err_line[512];
 

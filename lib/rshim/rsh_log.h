@@ -14,6 +14,7 @@ extern int rsh_logtype_boot; /* pmd.rshim.boot */
 extern int rsh_logtype_fifo; /* pmd.rshim.fifo */
 extern int rsh_logtype_vfio; /* pmd.rshim.vfio */
 extern int rsh_logtype_sim;  /* pmd.rshim.sim */
+extern int rsh_logtype_reg;  /* pmd.rshim.reg: the register trace (debug) */
 
 #ifndef RSH_LOGTYPE
 #define RSH_LOGTYPE rsh_logtype_core

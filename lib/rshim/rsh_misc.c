@@ -20,8 +20,6 @@
 
 /* BF3 YU block: boot-record OPN, 16 bytes as four 32-bit words, most
  * significant byte first (§1.5). */
-#define RSH_MISC_BF3_YU_BASE 0x400000u
-#define RSH_MISC_BF3_OPN_OFF 0x9BDCu
 #define RSH_MISC_OPN_LEN RSH_OPN_LEN
 #define RSH_MISC_PEER_WAIT_MS 1000u /* §4.7: the reader gives up after 1 s */
 
@@ -138,10 +136,10 @@ rsh_misc_opn_text(const char *raw, char *opn)
 	opn[n] = '\0';
 }
 
-/* BF3 OPN from the YU boot record. The backend reads 64 bits, so each
- * aligned pair of 32-bit words is read once and split (little-endian
- * halves). *(inferred)* the YU block answers 64-bit reads like the rshim
- * registers; a bad pattern shows N/A. */
+/* BF3 OPN from the YU boot record: four 32-bit words, first character in
+ * the most significant byte (as NVIDIA's daemon reads them), with the
+ * backend's 32-bit access or the half of each 64-bit word. An all-ones
+ * word shows N/A. */
 static void
 rsh_misc_opn_bf3(struct rsh_dev *dev, char *raw)
 {
@@ -149,11 +147,9 @@ rsh_misc_opn_bf3(struct rsh_dev *dev, char *raw)
 
 	raw[0] = '\0';
 	for (unsigned int i = 0; i < RSH_MISC_OPN_LEN; i += 4) {
-		uint32_t a = base + i;
-		uint64_t w = dev->be->ops->read64(dev->be, a & ~7u);
-		uint32_t v = (a & 4) ? (uint32_t)(w >> 32) : (uint32_t)w;
+		uint32_t v = rsh_dev_rd32_off(dev, base + i);
 
-		if (rsh_reg_val_is_bad(w)) {
+		if (v == UINT32_MAX) {
 			raw[0] = '\0';
 			return;
 		}
@@ -198,25 +194,70 @@ rsh_misc_opn_cmd(struct rsh_dev *dev, char *opn)
 	(void)rsh_cmd_exec(&c);
 }
 
-/* Registers of the view, each read by a command. */
+/* Keep what a misc read could read, for the reads that cannot. */
+static void
+rsh_misc_cache_put(struct rsh_misc_cfg *c, const struct rsh_misc_view *v, const char *opn)
+{
+	uint64_t w[2] = { 0, 0 };
+
+	memcpy(w, opn, strnlen(opn, sizeof(w)));
+	__atomic_store_n(&c->cache.boot_mode, v->boot_mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.bf_mode, v->bf_mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.uptime_s, v->have_uptime ? v->uptime_s : UINT64_MAX,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.tsc, rte_get_timer_cycles(), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.opn[0], w[0], __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.opn[1], w[1], __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.valid, 1, __ATOMIC_RELEASE);
+}
+
+/* The cached registers into the view (UP_TIME moved on by the time since
+ * it was read); false when nothing was ever read. */
+static bool
+rsh_misc_cache_get(struct rsh_misc_cfg *c, struct rsh_misc_view *v, char *opn)
+{
+	uint64_t w[2], up;
+
+	if (!__atomic_load_n(&c->cache.valid, __ATOMIC_ACQUIRE))
+		return false;
+	v->boot_mode = (unsigned int)__atomic_load_n(&c->cache.boot_mode, __ATOMIC_RELAXED);
+	v->bf_mode = (unsigned int)__atomic_load_n(&c->cache.bf_mode, __ATOMIC_RELAXED);
+	up = __atomic_load_n(&c->cache.uptime_s, __ATOMIC_RELAXED);
+	v->have_uptime = up != UINT64_MAX;
+	v->uptime_s = v->have_uptime ? up + (rte_get_timer_cycles() -
+		      __atomic_load_n(&c->cache.tsc, __ATOMIC_RELAXED)) / rte_get_timer_hz() : 0;
+	w[0] = __atomic_load_n(&c->cache.opn[0], __ATOMIC_RELAXED);
+	w[1] = __atomic_load_n(&c->cache.opn[1], __ATOMIC_RELAXED);
+	memcpy(opn, w, RSH_MISC_OPN_LEN);
+	opn[RSH_MISC_OPN_LEN] = '\0';
+	return true;
+}
+
+/* Registers of the view, each read by a command; while a push owns the
+ * device or it is in reset, the last values read. */
 static int
 rsh_misc_read_regs(struct rsh_dev *dev, struct rsh_misc_view *v, char *opn)
 {
 	uint64_t x;
 	int rc = rsh_dev_reg_read(dev, RSH_BOOT_CONTROL, &x);
 
+	if ((rc == -EBUSY || rc == -EIO) && !rsh_own_dropped(&dev->own) &&
+	    rsh_misc_cache_get(&dev->misc, v, opn))
+		return 0;
 	if (rc == -ENODEV || rc == -EBUSY)
 		return rc;
 	v->boot_mode = rc == 0 ? (unsigned int)(x & RSH_BOOT_CONTROL__MODE_MASK) : 0;
 	if (v->gen == 2)
 		rsh_misc_opn_cmd(dev, opn);
-	if (v->gen != 3)
-		return 0;
-	if (rsh_dev_reg_read(dev, RSH_SCRATCHPAD2, &x) == 0)
-		v->bf_mode = (unsigned int)(x >> 4) & 3;
-	v->have_uptime = rsh_dev_reg_read(dev, RSH_UPTIME, &x) == 0;
-	v->uptime_s = v->have_uptime ? x / RSH_UPTIME_HZ_BF3 : 0;
-	rsh_misc_opn_cmd(dev, opn);
+	if (v->gen == 3) {
+		if (rsh_dev_reg_read(dev, RSH_SCRATCHPAD2, &x) == 0)
+			v->bf_mode = (unsigned int)(x >> 4) & 3;
+		v->have_uptime = rsh_dev_reg_read(dev, RSH_UPTIME, &x) == 0;
+		v->uptime_s = v->have_uptime ? x / RSH_UPTIME_HZ_BF3 : 0;
+		rsh_misc_opn_cmd(dev, opn);
+	}
+	if (rc == 0)
+		rsh_misc_cache_put(&dev->misc, v, opn);
 	return 0;
 }
 
@@ -286,7 +327,9 @@ rsh_misc_read(struct rsh_dev *dev, char *buf, size_t len)
 		rsh_misc_peer(dev, &v);
 	if (v.display_level == 2 && !v.drop) {
 		rc = rsh_misc_log(dev, c->clear_on_read, log_text, sizeof(log_text));
-		if (rc < 0 && rc != -ETIMEDOUT)
+		if (rc == -EBUSY)
+			snprintf(log_text, sizeof(log_text), "(a boot push owns the device: the log is read once it ends)\n");
+		else if (rc < 0 && rc != -ETIMEDOUT)
 			return rc;
 		v.log_text = log_text;
 	}

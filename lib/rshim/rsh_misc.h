@@ -14,6 +14,9 @@
 #define RSH_MISC_BOOT_TIMEOUT_S 300u /* §5.4 default */
 #define RSH_MISC_USB_TIMEOUT_S 40u   /* §5.4 default (USB only) */
 #define RSH_MISC_KEY_WIDTH 16
+/* BlueField-3 boot record OPN: four 32-bit words in the YU channel. */
+#define RSH_MISC_BF3_YU_BASE 0x400000u
+#define RSH_MISC_BF3_OPN_OFF 0x9BDCu
 
 /* Settings kept per device (control path; read by the boot open). */
 struct rsh_misc_cfg {
@@ -23,6 +26,17 @@ struct rsh_misc_cfg {
 	bool clear_on_read;
 	bool boot_reset_skip;     /* BOOT_RESET_SKIP */
 	bool inited;
+	/*
+	 * The registers of the last misc read that could read them, shown
+	 * while a boot push owns the device or it is in reset (hardware-
+	 * notes §5.4: misc shows the same keys at any time). Written and read
+	 * by misc readers, any thread: relaxed atomics, valid last.
+	 */
+	struct {
+		uint64_t boot_mode, bf_mode, uptime_s, tsc;
+		uint64_t opn[2];       /* 16 OPN bytes */
+		uint64_t valid;
+	} cache;
 };
 
 /* Everything one misc read shows. */

@@ -170,18 +170,41 @@ rsh_misc_set_int(struct rsh_dev *dev, const char *key, const char *val)
 	return 0;
 }
 
-/* Command step: write the BF2 OPN (ptr = the NUL-terminated text). */
+/* The BF3 OPN: four 32-bit writes into the YU boot record, first
+ * character in each word's most significant byte, as NVIDIA's daemon
+ * writes them (the backend has 32-bit access). */
+static int
+rsh_misc_opn_write_bf3(struct rsh_dev *dev, const char *opn)
+{
+	char raw[RSH_OPN_LEN] = { 0 };
+	uint32_t base = RSH_MISC_BF3_YU_BASE + RSH_MISC_BF3_OPN_OFF;
+
+	memcpy(raw, opn, strnlen(opn, RSH_OPN_LEN));
+	for (unsigned int i = 0; i < RSH_OPN_LEN; i += 4) {
+		uint32_t w = 0;
+
+		for (unsigned int k = 0; k < 4; k++)
+			w = w << 8 | (uint8_t)raw[i + k];
+		dev->be->ops->write32(dev->be, base + i, w);
+	}
+	return 0;
+}
+
+/* Command step: write the OPN (ptr = the NUL-terminated text). */
 static int
 rsh_misc_opn_write_step(struct rsh_cmd *c, uint64_t now)
 {
 	RTE_SET_USED(now);
-	return rsh_cmd_finish(c, rsh_memacc_opn_write(c->dev, c->ptr));
+	return rsh_cmd_finish(c, c->dev->be->gen == RSH_GEN_BF3 ?
+			      rsh_misc_opn_write_bf3(c->dev, c->ptr) :
+			      rsh_memacc_opn_write(c->dev, c->ptr));
 }
 
 /* OPN_STR (§5.5): up to 16 printable characters into the boot record,
  * lost on a cold reset; an empty value clears it (reads show N/A). BF2
- * only: the BF3 copy sits in 32-bit words the 64-bit YU channel cannot
- * write without touching the neighbouring word. */
+ * through the MEM_ACC widget, BF3 with 32-bit writes into the YU channel
+ * (a backend without 32-bit access refuses: a 64-bit write would touch
+ * the neighbouring word). */
 static int
 rsh_misc_set_opn(struct rsh_dev *dev, const char *val)
 {
@@ -189,11 +212,11 @@ rsh_misc_set_opn(struct rsh_dev *dev, const char *val)
 	struct rsh_cmd c;
 	size_t n;
 
-	if (dev->be->gen != RSH_GEN_BF2) {
-		rsh_err_set("%s: misc OPN_STR: writing the boot-record OPN is supported on BlueField-2 only (BlueField-%d has %s)",
-			    dev->name, (int)dev->be->gen,
-			    dev->be->gen == RSH_GEN_BF3 ? "it in 32-bit words the 64-bit YU access cannot write alone" :
-			    "no OPN");
+	if (dev->be->gen == RSH_GEN_BF1 ||
+	    (dev->be->gen == RSH_GEN_BF3 && dev->be->ops->write32 == NULL)) {
+		rsh_err_set("%s: misc OPN_STR: %s", dev->name, dev->be->gen == RSH_GEN_BF1 ?
+			    "BlueField-1 has no boot-record OPN" :
+			    "this backend has no 32-bit register writes, which the BlueField-3 OPN words need");
 		return -ENOTSUP;
 	}
 	while (isspace((unsigned char)*val))

@@ -174,27 +174,31 @@ rsh_req_guard(struct rsh_dev *dev, const struct rsh_reg_req *req)
 			    dev->name);
 		return -EBUSY;
 	}
-	if (req->write && req->size == 4) {
-		rsh_err_set("%s: 32-bit writes are not supported (the backends write 64 bits); use .64",
-			    dev->name);
+	if (req->write && req->size == 4 && dev->be->ops->write32 == NULL) {
+		rsh_err_set("%s: 32-bit writes are not supported by the %s backend; use .64",
+			    dev->name, rsh_dev_driver(dev));
 		return -ENOTSUP;
 	}
 	return 0;
 }
 
-/* One read: a 32-bit read is the half of its aligned 64-bit word. */
+/* One read: a 32-bit read is the backend's 32-bit access, or the half of
+ * its aligned 64-bit word (checked for the error patterns as a whole). */
 static int
 rsh_req_read(struct rsh_dev *dev, struct rsh_reg_req *req)
 {
-	uint64_t v = dev->be->ops->read64(dev->be, req->bar_off & ~7u);
-	int rc = rsh_dev_val_err(v);
+	uint64_t v = req->size == 4 && dev->be->ops->read32 != NULL ?
+		     dev->be->ops->read32(dev->be, req->bar_off) :
+		     dev->be->ops->read64(dev->be, req->bar_off & ~7u);
+	int rc = req->size == 4 && dev->be->ops->read32 != NULL ?
+		 (v == UINT32_MAX ? -ENODEV : 0) : rsh_dev_val_err(v);
 
 	if (rc == -ENODEV)
 		rsh_err_set("%s: 0x%08x read all-ones: the device is gone", dev->name, req->addr);
 	else if (rc < 0)
 		rsh_err_set("%s: 0x%08x read 0x%" PRIx64 ": the rshim is not reachable (ARM in reset?)",
 			    dev->name, req->addr, v);
-	if (req->size == 4)
+	if (req->size == 4 && dev->be->ops->read32 == NULL)
 		v = (req->bar_off & 4) ? v >> 32 : v & UINT32_MAX;
 	req->value = v;
 	return rc;
@@ -210,10 +214,14 @@ rsh_req_step(struct rsh_cmd *c, uint64_t now)
 	RTE_SET_USED(now);
 	if (rc == 0)
 		rc = rsh_req_guard(c->dev, req);
-	if (rc == 0 && req->write)
+	if (rc == 0 && req->write && req->size == 4)
+		c->dev->be->ops->write32(c->dev->be, req->bar_off, (uint32_t)req->value);
+	else if (rc == 0 && req->write)
 		c->dev->be->ops->write64(c->dev->be, req->bar_off, req->value);
 	else if (rc == 0)
 		rc = rsh_req_read(c->dev, req);
+	if (rc == 0 && unlikely(rsh_reg_trace_cmd != NULL))
+		rsh_reg_trace(c->dev, req->bar_off, req->size * 8, req->write, req->value);
 	return rsh_cmd_finish(c, rc);
 }
 

@@ -59,7 +59,7 @@ ver=$(dpkg-parsechangelog -l "$tmp/src/debian/changelog" -S Version)
 
 # Each package holds its part.
 declare -A want=(
-	[rshim-pmd]="usr/bin/rshim-pmd-app usr/bin/rshim-mkbfb usr/bin/rshim-devbind usr/bin/rshim-hugepages usr/sbin/rshim-pmd lib/systemd/system/rshim-pmd.service etc/rshim-pmd.conf usr/share/man/man1/rshim-pmd-app.1.gz usr/share/man/man8/rshim-devbind.8.gz"
+	[rshim-pmd]="usr/bin/rshim-pmd-app usr/bin/rshim-pmd-telemetry usr/bin/rshim-mkbfb usr/bin/rshim-devbind usr/bin/rshim-hugepages usr/sbin/rshim-pmd lib/systemd/system/rshim-pmd.service etc/rshim-pmd.conf usr/share/man/man1/rshim-pmd-app.1.gz usr/share/man/man8/rshim-devbind.8.gz"
 	[librshim-pmd0]="usr/lib/*/librshim-pmd.so.0"
 	[librshim-pmd-dev]="usr/include/rshim-pmd/rsh.h usr/lib/*/librshim-pmd.a usr/lib/*/pkgconfig/rshim-pmd.pc"
 )

@@ -3,9 +3,9 @@
 """Every case of a service test file runs in exactly one service-* meson
 test: the groups select cases by the -k substrings listed in meson.build.
 The groups of test_hardening.py are named hard-*, those of
-test_service.py are the others.
+test_parity.py parity-*, those of test_service.py are the others.
 
-  check_groups.py TEST_FILE meson.build [hard-]
+  check_groups.py TEST_FILE meson.build [hard-|parity-]
 """
 import re
 import sys
@@ -14,7 +14,7 @@ cases = re.findall(r"^    def (test_\w+)\(", open(sys.argv[1]).read(), re.M)
 prefix = sys.argv[3] if len(sys.argv) > 3 else ""
 text = open(sys.argv[2]).read()
 groups = [(g, p) for g, p in re.findall(r"\['([\w-]+)', \[([^\]]*)\]\]", text)
-          if (g.startswith(prefix) if prefix else not g.startswith("hard-"))]
+          if (g.startswith(prefix) if prefix else not re.match(r"(hard|parity)-", g))]
 bad = 0
 for c in cases:
     hits = [g for g, pats in groups

@@ -102,6 +102,7 @@ class HardeningTest(unittest.TestCase):
         self.assertTrue(wait_for(lambda: "answers again" in s.text(), 60), s.text())
         self.assertTrue(wait_for(lambda: stats(s, BASE)["console_tx_drop_gone"] > 0, 30),
                         stats(s, BASE))
+        os.close(fd)  # the console has one owner at a time
         # The channel is resynchronised: a push boots the DPU (it came back
         # powered on fresh), its console answers, and a frame from the host
         # reaches it.
@@ -110,7 +111,6 @@ class HardeningTest(unittest.TestCase):
         misc_write(s, BASE, "DISPLAY_LEVEL 2")
         self.assertTrue(wait_for(lambda: "DPU is ready" in misc_lines(s, BASE), 60))
         ok, got = self.console_echo(s, BASE, b"found-%d" % BASE)
-        os.close(fd)
         self.assertTrue(ok, got)
         self.assertNotIn(b"lost-%d" % BASE, got)
         net0 = stats(s, BASE)["net_tx_msgs"]

@@ -83,7 +83,7 @@ check "reg 32-bit read" 0 "= 0x" --device sim:bf3 --reg 0x13000524.32
 check "reg outside BF3 window" 2 "outside the BlueField-3 rshim window" --device sim:bf3 \
 	--reg 0x13800000
 check "reg unaligned" 2 "not aligned" --device sim:bf3 --reg 0x13000524
-check "reg 32-bit write refused" 2 "32-bit writes are not supported" --device sim:bf3 \
+check "reg 32-bit write" 0 "0x13000528" --device sim:bf3 \
 	--reg 0x13000528.32=1
 check "reg json" 0 '"name": "SCRATCHPAD1"' --device sim:bf3 --json --reg SCRATCHPAD1
 wait_check
