@@ -85,6 +85,8 @@ struct rsh_app {
 	struct rsh_boot_opts boot;
 	uint64_t bench_max_bytes;
 	double bench_seconds;
+	int bench_load;            /* --load N: busy-host rows, -1 none */
+	int bench_nice;            /* --bench-nice N, -1 none */
 	bool no_huge_forced;
 	/* TM FIFO channels (console.c, net.c) */
 	bool console;              /* --console */

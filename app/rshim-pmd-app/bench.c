@@ -199,6 +199,11 @@ rsh_app_bench(struct rsh_app *app)
 		rsh_app_err("bench: cannot build the %u MiB stream pattern", RSH_BENCH_PATTERN >> 20);
 		return RSH_EXIT_FAIL;
 	}
+	if (app->bench_load >= 0 || app->bench_nice >= 0) {
+		code = rsh_app_bench_load(app, pat);
+		free(pat);
+		return code;
+	}
 	memset(rows, 0, sizeof(rows));
 	n = rsh_bench_plan(app, rows, RTE_DIM(rows));
 	for (i = 0; i < n && !rsh_bench_cancelled(); i++) {

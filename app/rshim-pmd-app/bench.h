@@ -8,6 +8,7 @@
  *   bench_install.c  the install profile (--bench install)
  *   bench_run.c      one row with rshim-pmd's policy, and the measures
  *   bench_ref.c      one row with the reference daemon, modelled on its code
+ *   bench_load.c     the busy-host rows (--bench boot --load N)
  */
 #ifndef RSH_BENCH_H
 #define RSH_BENCH_H
@@ -25,6 +26,21 @@ enum rsh_bench_pol {
 	RSH_BENCH_REF,       /* the reference daemon (bench_ref.c) */
 };
 
+/* Pacing of rshim-pmd's rows. */
+enum rsh_bench_pace {
+	RSH_BENCH_PACE_DEFAULT = 0, /* the poll options as given */
+	RSH_BENCH_PACE_NO_RT,       /* without the priority raise */
+	RSH_BENCH_PACE_BUSY,        /* busy poll, without the raise */
+};
+
+/* How late a pusher's timed sleeps came back: buckets of
+ * rsh_poller_late_bound_ns, the count and the latest. */
+struct rsh_bench_late {
+	uint64_t n;
+	uint64_t b[RSH_POLL_LATE_BUCKETS];
+	uint64_t max_ns;
+};
+
 /* What one row runs. */
 struct rsh_bench_cfg {
 	const char *gen;        /* "bf1", "bf2", "bf3" */
@@ -32,6 +48,8 @@ struct rsh_bench_cfg {
 	bool cost;              /* MMIO cost model on */
 	unsigned int profile;   /* install profile compression, 0 = none */
 	enum rsh_bench_pol pol;
+	enum rsh_bench_pace pace;
+	int nice;               /* the pushing thread's nice (0: as it is) */
 	uint64_t size;          /* bytes to push */
 	double budget_s;        /* stop the row after this long (wall) */
 };
@@ -65,6 +83,14 @@ struct rsh_bench_res {
 	uint64_t full_sleeps;   /* reference: 1 ms sleeps after no progress */
 	bool partial;           /* the time budget ended the row */
 	int rc;
+	/* busy-host figures (bench_load.c) */
+	struct rsh_bench_late late; /* the pusher's timed sleeps */
+	double empty_s;         /* boot FIFO empty while the DPU could take more */
+	double dpu_s;           /* first to last word the DPU took (its clock) */
+	uint64_t dpu_bytes;     /* bytes the DPU took */
+	double load_pct;        /* competitors' work during the row, % of alone */
+	uint64_t rt_raises, rt_capped; /* the poll lcore's priority raises */
+	double rt_yield_s;      /* of which it slept to leave the host its share */
 };
 
 /* Counters of a device now (dev NULL: process counters only). */
@@ -103,6 +129,13 @@ double rsh_bench_reads_floor(const char *gen);
 
 /* One-core MMIO ceiling in MiB/s with the cost model's defaults. */
 double rsh_bench_ceiling(const char *gen, uint64_t rd_ns, uint64_t wr_ns);
+
+/* --bench boot --load N (bench_load.c). */
+int rsh_app_bench_load(struct rsh_app *app, const uint8_t *pat);
+
+/* Account a sleep late ns; percentile q (0-1) as its bucket's bound. */
+void rsh_bench_late_add(struct rsh_bench_late *h, uint64_t ns);
+uint64_t rsh_bench_late_pct(const struct rsh_bench_late *h, double q);
 
 /* --bench install (bench_install.c). */
 int rsh_app_bench_install(struct rsh_app *app);

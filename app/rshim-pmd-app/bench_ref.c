@@ -28,6 +28,7 @@
 
 #include "bench.h"
 #include "rsh_dev_priv.h"
+#include "rsh_sim.h"
 
 #define RSH_REF_BUF (16u * 1024u)      /* BOOT_BUF_SIZE, two of them */
 #define RSH_REF_CAT_BLOCK (128u * 1024u)
@@ -50,6 +51,8 @@ struct rsh_ref {
 	double last_progress;          /* CUSE thread only */
 	uint64_t bytes;                /* worker: words written * 8 */
 	uint64_t short_writes, full_sleeps, bad_reads;
+	int nice;                      /* the worker's (the daemon's main thread) */
+	struct rsh_bench_late late;    /* CUSE thread: its 1 ms sleeps */
 };
 
 /* push_chunk (rshim_write_delayed, BOOT): read the count only when the
@@ -99,6 +102,9 @@ rsh_ref_worker(void *arg)
 {
 	struct rsh_ref *r = arg;
 
+	/* bfb-install's renice reaches the daemon's main thread: the worker */
+	if (r->nice > 0)
+		(void)setpriority(PRIO_PROCESS, 0, r->nice);
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		while (!r->work_ready && !r->stop)
@@ -160,8 +166,12 @@ rsh_ref_boot_write(struct rsh_ref *r, const uint8_t *user, size_t count)
 				rc = -ETIMEDOUT;
 				break;
 			}
+			double t = rsh_bench_now();
+
 			r->full_sleeps++;
 			usleep(RSH_REF_FULL_SLEEP_US);
+			t = (rsh_bench_now() - t) * 1e9 - RSH_REF_FULL_SLEEP_US * 1e3;
+			rsh_bench_late_add(&r->late, t > 0 ? (uint64_t)t : 0);
 			continue;
 		}
 		count -= got;
@@ -226,6 +236,7 @@ static int
 rsh_ref_stream(struct rsh_ref *r, const uint8_t *pat, struct rsh_bench_res *res)
 {
 	struct rsh_bench_snap a, z;
+	struct rsh_sim_stats ss;
 	pthread_t th;
 	int rc;
 
@@ -243,6 +254,12 @@ rsh_ref_stream(struct rsh_ref *r, const uint8_t *pat, struct rsh_bench_res *res)
 	res->bytes = r->bytes;
 	res->short_writes = r->short_writes;
 	res->full_sleeps = r->full_sleeps;
+	res->late = r->late;
+	if (rsh_sim_stats_get(r->dev->be, &ss) == 0) {
+		res->empty_s = ss.boot_empty_ns / 1e9;
+		res->dpu_s = (ss.boot_last_ns - ss.boot_first_ns) / 1e9;
+		res->dpu_bytes = ss.consumed_bytes;
+	}
 	return rc;
 }
 
@@ -255,6 +272,7 @@ rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res 
 
 	RTE_SET_USED(app);
 	memset(&r, 0, sizeof(r));
+	r.nice = res->cfg.nice;
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_cond_init(&r.work, NULL);
 	pthread_cond_init(&r.done, NULL);

@@ -190,13 +190,13 @@ rsh_bench_feed(struct rsh_boot *b, const uint8_t *pat, uint64_t size, double unt
 
 /* Open the device of a row with a running poller. */
 static int
-rsh_bench_pmd_open(struct rsh_app *app, const char *devstr, struct rsh_dev **dev,
-		   struct rsh_poller **p)
+rsh_bench_pmd_open(const struct rsh_poll_opts *po, const char *devstr,
+		   struct rsh_dev **dev, struct rsh_poller **p)
 {
 	int rc = rsh_dev_open(devstr, NULL, dev);
 
 	if (rc == 0)
-		rc = rsh_poller_create(&app->poll, p);
+		rc = rsh_poller_create(po, p);
 	if (rc == 0)
 		rc = rsh_poller_add(*p, *dev);
 	if (rc == 0)
@@ -204,6 +204,28 @@ rsh_bench_pmd_open(struct rsh_app *app, const char *devstr, struct rsh_dev **dev
 	if (rc < 0)
 		rsh_app_err("bench %s: %s", devstr, rsh_last_error());
 	return rc;
+}
+
+/* The busy-host figures of a row: the poll loop's timed sleeps and
+ * priority raises, the time the emulated FIFO stood empty. */
+static void
+rsh_bench_pmd_extra(struct rsh_dev *dev, struct rsh_poller *p, struct rsh_bench_res *r)
+{
+	struct rsh_poller_stats ps;
+	struct rsh_sim_stats ss;
+
+	rsh_poller_get_stats(p, &ps);
+	r->late.n = ps.naps;
+	memcpy(r->late.b, ps.nap_late, sizeof(r->late.b));
+	r->late.max_ns = ps.nap_late_max_ns;
+	r->rt_raises = ps.rt_raises;
+	r->rt_capped = ps.rt_capped;
+	r->rt_yield_s = ps.rt_yield_ns / 1e9;
+	if (rsh_sim_stats_get(dev->be, &ss) == 0) {
+		r->empty_s = ss.boot_empty_ns / 1e9;
+		r->dpu_s = (ss.boot_last_ns - ss.boot_first_ns) / 1e9;
+		r->dpu_bytes = ss.consumed_bytes;
+	}
 }
 
 /* One row with rshim-pmd's policy. */
@@ -218,10 +240,16 @@ rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res 
 	struct rsh_boot *b;
 	char devstr[160];
 
+	struct rsh_poll_opts po = app->poll;
+
 	rsh_bench_devstr(&r->cfg, devstr, sizeof(devstr));
 	bo.policy = RSH_BOOT_POLICY_CREDIT;
 	bo.reset_delay_ms = -1;
-	r->rc = rsh_bench_pmd_open(app, devstr, &dev, &p);
+	if (r->cfg.pace != RSH_BENCH_PACE_DEFAULT)
+		po.no_rt_boost = true;
+	if (r->cfg.pace == RSH_BENCH_PACE_BUSY)
+		po.busy_poll = true;
+	r->rc = rsh_bench_pmd_open(&po, devstr, &dev, &p);
 	if (r->rc == 0)
 		r->rc = rsh_boot_open(dev, p, &bo, &b);
 	if (r->rc < 0) {
@@ -238,6 +266,7 @@ rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res 
 	/* wall time measured here: the engine's elapsed_ns is not used (it
 	 * overflowed past ~7 s in rshim-pmd 0.1) */
 	rsh_bench_fill(r, &a, &z, z.wall_s - a.wall_s);
+	rsh_bench_pmd_extra(dev, p, r);
 	r->bytes = st.bytes_pushed;
 	r->partial = r->rc == -ECANCELED;
 	if (r->partial && !rsh_bench_cancelled())

@@ -274,6 +274,8 @@ main(int argc, char **argv)
 		.log_wait_s = 1800,
 		.bench_max_bytes = 256ull << 20,
 		.bench_seconds = 2,
+		.bench_load = -1,
+		.bench_nice = -1,
 		.linger_s = 1,
 		.tap_fd = -1,
 		.net_offload = true,

@@ -25,6 +25,7 @@ enum {
 	OPT_QUIET, OPT_HELP, OPT_VERSION,
 	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_NET_OFFLOAD, OPT_LINGER,
 	OPT_JSON, OPT_DOCTOR, OPT_CONFIG, OPT_ROOTFS, OPT_BOOT_FIFO,
+	OPT_NO_RT_BOOST, OPT_RT_CAP, OPT_LOAD, OPT_BENCH_NICE,
 	OPT_END_
 };
 
@@ -47,6 +48,10 @@ static const struct option rsh_app_opts[] = {
 	{ "no-log", no_argument, NULL, OPT_NO_LOG },
 	{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
 	{ "max-sleep", required_argument, NULL, OPT_MAX_SLEEP },
+	{ "no-rt-boost", no_argument, NULL, OPT_NO_RT_BOOST },
+	{ "rt-cap", required_argument, NULL, OPT_RT_CAP },
+	{ "load", required_argument, NULL, OPT_LOAD },
+	{ "bench-nice", required_argument, NULL, OPT_BENCH_NICE },
 	{ "bench", required_argument, NULL, OPT_BENCH },
 	{ "bench-size", required_argument, NULL, OPT_BENCH_SIZE },
 	{ "bench-time", required_argument, NULL, OPT_BENCH_TIME },
@@ -161,10 +166,22 @@ rsh_app_usage_opts(FILE *f)
 "  --max-sleep DUR        back-off ceiling of an idle poll lcore (4ms; a bare\n"
 "                         number is us, at most 1s); data the host queues wakes\n"
 "                         it at once, data from the DPU waits at most this long\n"
+"  --no-rt-boost          keep the poll lcore at its own priority while a push\n"
+"                         streams (default: SCHED_FIFO 1 where allowed, see\n"
+"                         --rt-cap; a busy host then slows the push)\n"
+"  --rt-cap PCT           CPU cap of that raise, percent of one core per 100 ms\n"
+"                         (1-100, default 90)\n"
 "\n"
 "Benchmark:\n"
 "  --bench-size SIZE      largest stream per configuration (256M, at least 1M)\n"
 "  --bench-time DUR       time budget per configuration (2s)\n"
+"  --load N               --bench boot: the busy-host rows instead, with N\n"
+"                         CPU-bound nice-0 processes competing during each row\n"
+"                         (0-64; BF2/BF3 at 2, 20 and 50 MB/s, both policies,\n"
+"                         cost model on and off, pacing with and without the\n"
+"                         priority raise)\n"
+"  --bench-nice N         those rows with the pushing thread at nice N (0-19;\n"
+"                         19: an admin's renice of the whole daemon)\n"
 "\n"
 "Output:\n"
 "  --json                 one JSON document on stdout (--list, --doctor, the push\n"
@@ -253,6 +270,7 @@ rsh_app_opt_flag(struct rsh_app *app, int c)
 	case OPT_SKIP_RESET: app->boot.skip_reset = true; break;
 	case OPT_NO_LOG: app->no_log = true; break;
 	case OPT_BUSY_POLL: app->poll.busy_poll = true; break;
+	case OPT_NO_RT_BOOST: app->poll.no_rt_boost = true; break;
 	case OPT_FORCE_ID: app->open.force_id = true; break;
 	case OPT_PROGRESS: app->progress = 1; break;
 	case OPT_NO_PROGRESS: app->progress = 0; break;
@@ -360,6 +378,18 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 		return rc;
 	case OPT_BENCH_SIZE:
 		return rsh_parse_size(arg, 1u << 20, 1ull << 40, &app->bench_max_bytes);
+	case OPT_RT_CAP:
+		rc = rsh_parse_uint(arg, 1, 100, &v);
+		app->poll.rt_cap_pct = (uint32_t)v;
+		return rc;
+	case OPT_LOAD:
+		rc = rsh_parse_uint(arg, 0, 64, &v);
+		app->bench_load = (int)v;
+		return rc;
+	case OPT_BENCH_NICE:
+		rc = rsh_parse_uint(arg, 0, 19, &v);
+		app->bench_nice = (int)v;
+		return rc;
 	case OPT_BOOT_FIFO:
 		rc = rsh_parse_uint(arg, 512, 1024, &v);
 		app->boot.fifo_words = (uint32_t)v;
@@ -380,6 +410,9 @@ rsh_app_opt_hint(int c)
 	case OPT_BENCH: return "boot, install or tmfifo";
 	case OPT_BOOT_FIFO: return "512 or 1024";
 	case OPT_NET_INDEX: return "a whole number 0-99";
+	case OPT_RT_CAP: return "a percentage 1-100";
+	case OPT_LOAD: return "a whole number 0-64";
+	case OPT_BENCH_NICE: return "a nice value 0-19";
 	case OPT_BENCH_SIZE: return "a size from 1M to 1T, e.g. 256M";
 	case OPT_TIMEOUT: return "a duration from 1ms to 24h, e.g. 300s";
 	case OPT_RESET_DELAY: return "a duration up to 10m, e.g. 3500ms";
@@ -524,6 +557,12 @@ rsh_app_check_modes(struct rsh_app *app)
 	}
 	if (app->json && app->console) {
 		rsh_app_err("--json and --console cannot be combined: stdout carries one JSON document and the console's bytes would break it; push with --json, then run --console");
+		return -1;
+	}
+	if ((app->bench_load >= 0 || app->bench_nice >= 0) &&
+	    (app->bench == NULL || strcmp(app->bench, "boot") != 0)) {
+		rsh_app_err("--%s goes with --bench boot (the busy-host rows)",
+			    app->bench_load >= 0 ? "load" : "bench-nice");
 		return -1;
 	}
 	if (app->list_sim && !app->list) {

@@ -4,8 +4,8 @@
  * of NVIDIA's rshim.conf (hardware-notes §7.1): rshimN <dev>, none <dev>,
  * BOOT_TIMEOUT, PCIE_RESET_DELAY, DROP_MODE, FORCE_MODE, DISPLAY_LEVEL,
  * USB_TIMEOUT, USB_RESET_DELAY, PCIE_HAS_VFIO, PCIE_HAS_UIO,
- * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP, NET_OFFLOAD and
- * RESCAN_INTERVAL. NVIDIA's file drops in unchanged: a key rshim-pmd does
+ * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP, NET_OFFLOAD,
+ * POLL_RT_BOOST, POLL_RT_CAP and RESCAN_INTERVAL. NVIDIA's file drops in unchanged: a key rshim-pmd does
  * not know and a device it does not serve (usb-..., pcie-lf-...) get one
  * warning naming file:line and are skipped. A malformed line (a NUL byte,
  * content past 1024 characters, a missing value, a known key with a bad
@@ -34,6 +34,8 @@ rsh_svc_conf_default(struct rsh_svc_conf *c)
 	c->has_uio = true;
 	c->intr_poll_ms = 10;
 	c->net_offload = true;
+	c->rt_boost = true;
+	c->rt_cap_pct = RSH_POLL_RT_CAP_DEFAULT;
 	c->usb_timeout_s = 40;
 	c->usb_reset_delay_s = 1;
 }
@@ -117,7 +119,7 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		{ "DROP_MODE", 0, 1 }, { "FORCE_MODE", 0, 1 }, { "DISPLAY_LEVEL", 0, 2 },
 		{ "PCIE_HAS_VFIO", 0, 1 }, { "PCIE_HAS_UIO", 0, 1 },
 		{ "PCIE_INTR_POLL_INTERVAL", 0, 10000 }, { "RESCAN_INTERVAL", 0, 86400 },
-		{ "NET_OFFLOAD", 0, 1 },
+		{ "NET_OFFLOAD", 0, 1 }, { "POLL_RT_BOOST", 0, 1 }, { "POLL_RT_CAP", 1, 100 },
 		{ "USB_TIMEOUT", 0, 300 }, { "USB_RESET_DELAY", 0, 600 },
 	};
 	unsigned long v;
@@ -149,7 +151,9 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 	case 7: c->intr_poll_ms = v; break;
 	case 8: c->rescan_s = v; break;
 	case 9: c->net_offload = v != 0; break;
-	case 10: c->usb_timeout_s = (unsigned int)v; break; /* shown in misc */
+	case 10: c->rt_boost = v != 0; break;
+	case 11: c->rt_cap_pct = (unsigned int)v; break;
+	case 12: c->usb_timeout_s = (unsigned int)v; break; /* shown in misc */
 	default:
 		c->usb_reset_delay_s = (unsigned int)v; /* rshim-pmd -c -p shows it */
 		*why = "a USB setting: no USB rshim is served by rshim-pmd; skipped";

@@ -488,6 +488,8 @@ rsh_svc_run(struct rsh_svc *s, const sigset_t *set)
 	int n;
 
 	rsh_poll_opts_default(&s->poll);
+	s->poll.no_rt_boost = !s->conf.rt_boost;
+	s->poll.rt_cap_pct = s->conf.rt_cap_pct;
 	if (rsh_svc_telemetry_register(s) < 0)
 		RSH_SVC_LOG(WARNING, "-", "telemetry commands not registered");
 	n = rsh_svc_sync_devices(s);

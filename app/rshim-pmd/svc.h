@@ -61,6 +61,8 @@ struct rsh_svc_conf {
 	char group[32];                    /* NODE_GROUP: lab users' group */
 	unsigned int rescan_s;             /* RESCAN_INTERVAL (0 = SIGHUP only) */
 	bool net_offload;                  /* NET_OFFLOAD (1): TSO/GRO on tmfifo_netN */
+	bool rt_boost;                     /* POLL_RT_BOOST (1): raised while a push streams */
+	unsigned int rt_cap_pct;           /* POLL_RT_CAP (90): its CPU cap, % of a core */
 	unsigned int usb_timeout_s;        /* USB_TIMEOUT (40): shown in misc */
 	unsigned int usb_reset_delay_s;    /* USB_RESET_DELAY (1): -c -p only */
 };

@@ -777,6 +777,7 @@ rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st)
 		return -EINVAL;
 	RSH_SIM_LD(consumed_bytes); RSH_SIM_LD(hash);
 	RSH_SIM_LD(boot_overflows); RSH_SIM_LD(htt_overflows);
+	RSH_SIM_LD(boot_empty_ns); RSH_SIM_LD(boot_first_ns); RSH_SIM_LD(boot_last_ns);
 	RSH_SIM_LD(tth_empty_reads); RSH_SIM_LD(bad_accesses);
 	RSH_SIM_LD(reset_reads); RSH_SIM_LD(ignored_writes);
 	RSH_SIM_LD(images_ok); RSH_SIM_LD(images_bad);

@@ -42,6 +42,13 @@ struct rsh_sim_stats {
 	uint64_t consumed_bytes; /**< read by the boot-ROM model since reset */
 	uint64_t hash;           /**< rsh_sim_hash_words over those words */
 	uint64_t boot_overflows; /**< host words dropped: boot FIFO full */
+	uint64_t boot_empty_ns;  /**< time the boot FIFO stood empty while the
+				   *   DPU could have taken more, until the
+				   *   host's next write (the host's lateness) */
+	uint64_t boot_first_ns;  /**< device clock (ns) when the boot ROM began
+				   *   taking the first word since the reset */
+	uint64_t boot_last_ns;   /**< ... and when it took the latest one: the
+				   *   stream's length as the DPU saw it */
 	uint64_t htt_overflows;  /**< host words dropped: HOST_TO_TILE full */
 	uint64_t tth_empty_reads;/**< host reads of an empty TILE_TO_HOST */
 	uint64_t bad_accesses;   /**< outside the BAR or unaligned */

@@ -419,6 +419,8 @@ rsh_sim_boot_restart(struct rsh_sim *sim, uint64_t start)
 	sim->cons.seg_t0 = start;
 	__atomic_store_n(&sim->keep_len, 0, __ATOMIC_RELEASE);
 	RSH_SIM_ST_SET(sim, consumed_bytes, 0);
+	RSH_SIM_ST_SET(sim, boot_first_ns, 0);
+	RSH_SIM_ST_SET(sim, boot_last_ns, 0);
 	RSH_SIM_ST_SET(sim, hash, RSH_SIM_HASH_INIT);
 	RSH_SIM_ST_SET(sim, images_ok, 0);
 	RSH_SIM_ST_SET(sim, images_bad, 0);
@@ -471,12 +473,37 @@ rsh_sim_boot_took(struct rsh_sim *sim, uint64_t n, uint64_t now, bool idle)
 	if (sim->cfg.drain_bps != 0)
 		t = c->seg_t0 + (uint64_t)((unsigned __int128)c->seg_words * 8 *
 					   sim->hz / sim->cfg.drain_bps);
+	if (n > 0) {
+		uint64_t t0 = sim->cfg.drain_bps == 0 ? now :
+			      t - (uint64_t)((unsigned __int128)n * 8 * sim->hz /
+					     sim->cfg.drain_bps);
+
+		if (sim->st.boot_first_ns == 0)
+			RSH_SIM_ST_SET(sim, boot_first_ns, rsh_sim_cyc_ns(sim, RTE_MIN(t0, now)));
+		RSH_SIM_ST_SET(sim, boot_last_ns, rsh_sim_cyc_ns(sim, RTE_MIN(t, now)));
+	}
 	if (rsh_sim_fault_limit(sim) == 0)
 		rsh_sim_fault_fire(sim, RTE_MIN(t, now));
 	if (idle && now >= c->stall_until) {
+		/* dry once the stream has started (words taken this session) */
+		if (c->dry_at == 0 && c->last_word != 0)
+			c->dry_at = RTE_MAX(RTE_MIN(t, now), (uint64_t)1);
 		c->seg_t0 = now;
 		c->seg_words = 0;
 	}
+}
+
+/* The host writes again: the time the FIFO stood dry until now counts. */
+static void
+rsh_sim_boot_refilled(struct rsh_sim *sim, uint64_t now)
+{
+	struct rsh_sim_consumer *c = &sim->cons;
+
+	if (c->dry_at == 0)
+		return;
+	if (now > c->dry_at)
+		RSH_SIM_ST_ADD(sim, boot_empty_ns, rsh_sim_cyc_ns(sim, now - c->dry_at));
+	c->dry_at = 0;
 }
 
 /* Let the consumer catch up to now. */
@@ -530,6 +557,7 @@ rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,
 			RSH_SIM_ST_ADD(sim, ignored_writes, n);
 			return;
 		}
+		rsh_sim_boot_refilled(sim, now);
 		if (sim->boot.count == 0) {
 			budget = rsh_sim_boot_budget(sim, now);
 			k = (unsigned int)RTE_MIN((uint64_t)n, budget);

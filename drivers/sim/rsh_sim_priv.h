@@ -176,6 +176,9 @@ struct rsh_sim_consumer {
 	uint64_t seg_t0;     /* rate segment start (TSC) */
 	uint64_t seg_words;  /* words consumed in this segment */
 	uint64_t stall_until;/* TSC; consumer idle before this */
+	uint64_t dry_at;     /* TSC the FIFO ran dry while the consumer could
+			      * take more (0: it did not): until the host's
+			      * next write, the DPU waits for the host */
 	unsigned int next_stall;
 };
 
@@ -278,6 +281,13 @@ static inline uint64_t
 rsh_sim_ns_to_cyc(const struct rsh_sim *sim, uint64_t ns)
 {
 	return (uint64_t)((unsigned __int128)ns * sim->hz / 1000000000u);
+}
+
+/* TSC cycles of this device into nanoseconds. */
+static inline uint64_t
+rsh_sim_cyc_ns(const struct rsh_sim *sim, uint64_t cyc)
+{
+	return (uint64_t)((unsigned __int128)cyc * 1000000000u / sim->hz);
 }
 
 /* Plain storage of a table register. */

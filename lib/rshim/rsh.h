@@ -142,7 +142,19 @@ struct rsh_poll_opts {
 	 *  default, 500 us): the latency of data the DPU starts sending
 	 *  against idle wake-ups (about 2000 a second at 500 us). */
 	uint32_t tmfifo_sleep_us;
+	/** While a boot push streams, the poll thread runs SCHED_FIFO 1
+	 *  where the process may (root or CAP_SYS_NICE), so a busy host
+	 *  gives its wake-ups back in time; true keeps it at its own
+	 *  priority throughout. */
+	bool no_rt_boost;
+	/** The raise's CPU cap: percent of one core the thread may use in
+	 *  each 100 ms window before it runs at its own priority until the
+	 *  window ends (0 = the default, RSH_POLL_RT_CAP_DEFAULT; 100 = no
+	 *  cap; the kernel's RT throttling still applies). */
+	uint32_t rt_cap_pct;
 };
+
+#define RSH_POLL_RT_CAP_DEFAULT 90u
 
 /*
  * Default back-off ceiling of an idle poll loop. Data a user queues wakes
@@ -197,13 +209,34 @@ void rsh_dev_notify(struct rsh_dev *dev);
 unsigned int rsh_poller_run_once(struct rsh_poller *p);
 
 /** Pass counters of a poll loop (written by the loop, read relaxed). */
+/** Buckets of rsh_poller_stats.nap_late (see rsh_poller_late_bound_ns). */
+#define RSH_POLL_LATE_BUCKETS 16
+
 struct rsh_poller_stats {
 	uint64_t passes;      /**< passes over the devices so far */
 	uint64_t gap_max_ns;  /**< longest time between two passes: what data
 				*   the DPU sends may wait before it is read */
 	uint64_t gap_sum_ns;  /**< sum of the gaps (mean = sum / passes) */
 	uint64_t last_pass_tsc; /**< rte_get_timer_cycles() of the last pass */
+	/** Timed sleeps of the loop (a push's waits for the DPU to drain):
+	 *  how many, by how late they came back (bucket i counts lateness
+	 *  below rsh_poller_late_bound_ns(i), above bucket i-1's bound),
+	 *  and the latest. Late wake-ups on a busy host are what lets a
+	 *  boot FIFO run dry. */
+	uint64_t naps;
+	uint64_t nap_late[RSH_POLL_LATE_BUCKETS];
+	uint64_t nap_late_max_ns;
+	/** Times the loop raised its priority for a streaming push, and the
+	 *  times the CPU cap took it back before the push ended. */
+	uint64_t rt_raises;
+	uint64_t rt_capped;
+	/** Of that, time the loop slept at its raised priority so a
+	 *  contended host got the rest of the window (ns). */
+	uint64_t rt_yield_ns;
 };
+
+/** Upper bound, ns, of lateness bucket i (UINT64_MAX for the last). */
+uint64_t rsh_poller_late_bound_ns(unsigned int i);
 
 /** Copy the loop's pass counters (any thread). */
 void rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st);

@@ -84,6 +84,7 @@ struct rsh_poller {
 	bool has_tmfifo;             /* loop: a device has TM FIFO channels */
 	uint64_t last_pass;          /* loop: TSC of the previous pass */
 	struct rsh_poller_stats st;  /* loop writes (relaxed), any reads */
+	struct rsh_poll_rt rt;       /* loop thread: its priority for pushes */
 };
 
 /* Defaults of the poll policy. */
@@ -94,6 +95,8 @@ rsh_poll_opts_default(struct rsh_poll_opts *o)
 	o->idle_spin_us = 200;
 	o->max_sleep_us = RSH_POLL_MAX_SLEEP_US_DEFAULT;
 	o->tmfifo_sleep_us = RSH_POLL_TMFIFO_SLEEP_US_DEFAULT;
+	o->no_rt_boost = false;
+	o->rt_cap_pct = RSH_POLL_RT_CAP_DEFAULT;
 }
 
 /* Create a poller. */
@@ -335,6 +338,39 @@ rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st)
 	st->gap_max_ns = __atomic_load_n(&p->st.gap_max_ns, __ATOMIC_RELAXED);
 	st->gap_sum_ns = __atomic_load_n(&p->st.gap_sum_ns, __ATOMIC_RELAXED);
 	st->last_pass_tsc = __atomic_load_n(&p->st.last_pass_tsc, __ATOMIC_RELAXED);
+	st->naps = __atomic_load_n(&p->st.naps, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < RSH_POLL_LATE_BUCKETS; i++)
+		st->nap_late[i] = __atomic_load_n(&p->st.nap_late[i], __ATOMIC_RELAXED);
+	st->nap_late_max_ns = __atomic_load_n(&p->st.nap_late_max_ns, __ATOMIC_RELAXED);
+	st->rt_raises = __atomic_load_n(&p->st.rt_raises, __ATOMIC_RELAXED);
+	st->rt_capped = __atomic_load_n(&p->st.rt_capped, __ATOMIC_RELAXED);
+	st->rt_yield_ns = __atomic_load_n(&p->st.rt_yield_ns, __ATOMIC_RELAXED);
+}
+
+/* Upper bounds of the lateness buckets: 1-2-5 steps from 1 us to 50 ms. */
+static const uint64_t rsh_poll_late_bound[RSH_POLL_LATE_BUCKETS] = {
+	1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000,
+	1000000, 2000000, 5000000, 10000000, 20000000, 50000000, UINT64_MAX,
+};
+
+uint64_t
+rsh_poller_late_bound_ns(unsigned int i)
+{
+	return i < RSH_POLL_LATE_BUCKETS ? rsh_poll_late_bound[i] : UINT64_MAX;
+}
+
+/* Account one timed sleep that came back late ns after its target. */
+static void
+rsh_poller_note_late(struct rsh_poller *p, uint64_t late)
+{
+	unsigned int i = 0;
+
+	while (late >= rsh_poll_late_bound[i])
+		i++;
+	__atomic_store_n(&p->st.naps, p->st.naps + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->st.nap_late[i], p->st.nap_late[i] + 1, __ATOMIC_RELAXED);
+	if (late > p->st.nap_late_max_ns)
+		__atomic_store_n(&p->st.nap_late_max_ns, late, __ATOMIC_RELAXED);
 }
 
 /* Run one pass from the caller's thread (tests drive the engine so). */
@@ -395,6 +431,7 @@ rsh_poller_nap(struct rsh_poller *p, uint64_t ns)
 	t0 = rsh_now();
 	nanosleep(&ts, NULL);
 	late = rsh_cyc_ns(rsh_now() - t0);
+	rsh_poller_note_late(p, late > ns ? late - ns : 0);
 	late = late > ns - p->oversleep_ns ? late - (ns - p->oversleep_ns) : 0;
 	/* EWMA with weight 1/8; capped so one preemption does not skew it. */
 	late = RTE_MIN(late, 200000ull);
@@ -501,6 +538,16 @@ rsh_poller_kick(struct rsh_poller *p)
 		syscall(SYS_futex, &p->dozing, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* A boot push is attached to one of the loop's devices. */
+static bool
+rsh_poller_streaming(const struct rsh_poller *p)
+{
+	for (unsigned int i = 0; i < p->n_devs; i++)
+		if (__atomic_load_n(&p->devs[i]->boot, __ATOMIC_ACQUIRE) != NULL)
+			return true;
+	return false;
+}
+
 /* The loop, on a worker lcore or a control thread. */
 static int
 rsh_poller_loop(void *arg)
@@ -510,12 +557,15 @@ rsh_poller_loop(void *arg)
 	p->thread = pthread_self();
 	__atomic_store_n(&p->thread_set, 1, __ATOMIC_RELEASE);
 	/* Sleeps are sized to the device's drain time: keep them exact. */
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* 1 ns: the least (0 means the default) */
 	/* Pairs with the release store in rsh_poller_stop(). */
 	while (__atomic_load_n(&p->run, __ATOMIC_ACQUIRE)) {
 		uint64_t hint = UINT64_MAX;
+		unsigned int work = rsh_poller_pass(p, &hint);
 
-		if (rsh_poller_pass(p, &hint) > 0) {
+		rsh_poll_rt_update(&p->rt, &p->opts, rsh_poller_streaming(p),
+				   rsh_now(), &p->st);
+		if (work > 0) {
 			p->idle_since = 0;
 			p->backoff_ns = 0;
 			continue;
@@ -526,6 +576,7 @@ rsh_poller_loop(void *arg)
 		}
 		rsh_poller_idle(p, hint);
 	}
+	rsh_poll_rt_stop(&p->rt);
 	/* Pairs with the acquire load in rsh_poller_stop(). */
 	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);
 	return 0;

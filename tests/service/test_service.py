@@ -75,7 +75,9 @@ class ServiceTest(unittest.TestCase):
                            ("DISPLAY_LEVEL\n", 1),
                            ("DISPLAY_LEVEL 1e3\n", 1),
                            ("DROP_MODE -1\n", 1),
-                           ("NET_OFFLOAD 2\n", 1)):
+                           ("NET_OFFLOAD 2\n", 1),
+                           ("POLL_RT_BOOST 1\nPOLL_RT_CAP 0\n", 2),
+                           ("POLL_RT_CAP 101\n", 1)):
             s = Service(["bf3"], BASE, conf=text)
             self.svcs.append(s)
             s.start(expect=1, timeout=30)
@@ -85,6 +87,8 @@ class ServiceTest(unittest.TestCase):
             self.assertIn("rshim-pmd.conf:%d:" % line, errs[0])
             if "1e3" in text or "-1" in text:
                 self.assertIn("a whole number 0-", errs[0])
+            if "POLL_RT_CAP" in text:
+                self.assertIn("a whole number 1-100", errs[0])
             self.assertEqual(s.mounts(), [])
 
     def test_blocklist(self):
@@ -116,6 +120,47 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(st["boot_bytes_total"], len(tools) * ((size + 7) // 8 * 8))
         self.assertEqual(st["boot_pushes"], len(tools))
         self.assertGreater(st["mmio_writes"], 0)
+
+    def _policies_while_pushing(self, s):
+        """Scheduling policies the service's threads had while the small
+        BFB went through the boot node at 2 MB/s, sampled every 5 ms."""
+        res = {}
+        th = threading.Thread(target=lambda: res.update(
+            r=push(DEMO, s.node(s.base, "boot"))))
+        seen = set()
+        th.start()
+        while th.is_alive():
+            try:
+                for tid in os.listdir("/proc/%d/task" % s.proc.pid):
+                    with open("/proc/%d/task/%s/stat" % (s.proc.pid, tid)) as f:
+                        seen.add(int(f.read().rsplit(")", 1)[1].split()[38]))
+            except (OSError, IndexError, ValueError):
+                pass
+            time.sleep(0.005)
+        th.join()
+        self.assertEqual(res["r"][0], 0, res["r"][1] + s.text())
+        return seen
+
+    def test_push_priority_raise(self):
+        """The service raises its poll lcore for a push as the app does
+        (root: SCHED_FIFO while streaming, SCHED_OTHER before and after);
+        POLL_RT_BOOST 0 never does."""
+        s = self.svc(["bf2,drain=2M"])
+        seen = self._policies_while_pushing(s)
+        if os.geteuid() == 0:
+            self.assertIn(1, seen, s.text())
+            self.assertTrue(wait_for(lambda: self._all_other(s), 10), s.text())
+        s.close()
+        s = self.svc(["bf2,drain=2M"], base=BASE + 1, conf="POLL_RT_BOOST 0\n")
+        self.assertEqual(self._policies_while_pushing(s), {0}, s.text())
+
+    @staticmethod
+    def _all_other(s):
+        for tid in os.listdir("/proc/%d/task" % s.proc.pid):
+            with open("/proc/%d/task/%s/stat" % (s.proc.pid, tid)) as f:
+                if int(f.read().rsplit(")", 1)[1].split()[38]) != 0:
+                    return False
+        return True
 
     def test_boot_one_writer(self):
         s = self.svc(["bf3,drain=1M"])

@@ -436,6 +436,41 @@ class Cli(Base):
         p = run("-l", "0", "--", "--device", "sim:bf3", "--push-boot", DEMO, rc=0)
         self.assertIn("polling from a control thread", p.err)
 
+    def _policies_during_push(self, *extra):
+        """Scheduling policies the app's threads had while it pushed the
+        small BFB at 2 MB/s (about 0.8 s), sampled every 5 ms."""
+        p = subprocess.Popen([APP, "--device", "sim:bf2,drain=2M", "--push-boot", DEMO,
+                              "--no-log", "--no-progress", *extra], env=ENV,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        seen = set()
+        while p.poll() is None:
+            try:
+                for tid in os.listdir("/proc/%d/task" % p.pid):
+                    with open("/proc/%d/task/%s/stat" % (p.pid, tid)) as f:
+                        seen.add(int(f.read().rsplit(")", 1)[1].split()[38]))
+            except (OSError, IndexError, ValueError):
+                pass
+            time.sleep(0.005)
+        out, err = p.communicate()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn(b"pushed %d bytes" % padded(len(self.demo)), out)
+        return seen, err.decode(errors="replace")
+
+    def test_push_raises_priority(self):
+        """While a push streams the poll lcore runs SCHED_FIFO (root);
+        --no-rt-boost keeps every thread SCHED_OTHER."""
+        seen, err = self._policies_during_push()
+        if os.geteuid() == 0:
+            self.assertIn(1, seen, "no thread ran SCHED_FIFO during the push")
+            self.assertNotIn("may not raise its priority", err)
+        else:
+            self.assertNotIn(1, seen)
+            self.assertIn("may not raise its priority", err)
+        seen, err = self._policies_during_push("--no-rt-boost")
+        self.assertEqual(seen, {0}, err)
+        self.assertNotIn("may not raise its priority", err)
+
     def test_quiet_silences_library(self):
         p = run("-l", "0", "--", "--device", "sim:bf3", "--push-boot", DEMO,
                 "--quiet", rc=0)

@@ -105,6 +105,39 @@ class BenchSmoke(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("--boot-fifo-words", p.stderr)
 
+    def test_load_rows(self):
+        """--load: every busy-host row, competitors measured, the poll
+        lcore raised only where the policy says so (root), no failed
+        row; --load needs --bench boot."""
+        p = run("--bench", "boot", "--load", "1", "--bench-time", "0.05", "--json",
+                timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        self.assertEqual((d["bench"], d["load"], d["nice"]), ("boot-load", 1, 0))
+        rows = d["rows"]
+        pols = ("rshim-pmd", "pmd no-rt", "pmd busy", "reference")
+        self.assertEqual(len(rows), 2 * 3 * 2 * len(pols))
+        self.assertEqual({(r["gen"], r["drain_bps"], r["cost_model"]) for r in rows},
+                         {(g, d_, c) for g in ("bf2", "bf3") for d_ in (2e6, 20e6, 50e6)
+                          for c in (True, False)})
+        for r in rows:
+            self.assertIn(r["policy"], pols)
+            self.assertEqual(r["rc"], 0, r)
+            self.assertGreater(r["bytes"], 0, r)
+            self.assertGreater(r["mib_s"], 0, r)
+            self.assertLessEqual(r["pct_of_drain"], 102, r)  # the DPU's own clock
+            self.assertGreater(r["competitor_work_pct"], 0, r)
+            self.assertGreaterEqual(r["empty_s"], 0, r)
+            raised = r["policy"] == "rshim-pmd" and os.geteuid() == 0
+            self.assertEqual(r["rt_raises"] > 0, raised, r)
+            if r["policy"] in ("rshim-pmd", "pmd no-rt"):
+                self.assertGreater(r["sleeps"], 0, r)  # it paces with timed sleeps
+            if r["policy"] == "pmd busy":
+                self.assertEqual(r["sleeps"], 0, r)
+        p = run("--bench", "tmfifo", "--load", "2")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--load goes with --bench boot", p.stderr)
+
     def test_ctrl_c_exits_130(self):
         proc = subprocess.Popen([APP, "--quiet", "--bench", "boot", "--bench-time", "5"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,

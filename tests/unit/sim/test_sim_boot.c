@@ -534,6 +534,39 @@ test_drain_rate(void **state)
 	rsh_t_sim_close(&t);
 }
 
+/* The FIFO standing empty while the DPU could take more is counted until
+ * the host's next write: 509 words at 1 MB/s last 4.072 ms; the host
+ * comes back 10 ms after its burst, so 5.928 ms are the host's lateness
+ * (exact on the virtual clock). Time before the first burst is not. */
+static void
+test_empty_time(void **state)
+{
+	static uint64_t w[509];
+	struct rsh_t_sim t;
+	uint64_t empty, span;
+
+	(void)state;
+	rsh_t_sim_open(&t, "sim:bf2,drain=1M,resetwin=0");
+	rsh_t_reset_for_fifo_boot(&t);
+	rsh_t_wait_ms(5);
+	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w, RTE_DIM(w));
+	assert_int_equal(rsh_t_stats(&t).boot_empty_ns, 0);
+	rsh_t_wait_ms(10);
+	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), 0);
+	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w, 1);
+	empty = rsh_t_stats(&t).boot_empty_ns;
+	assert_true(empty >= 5927000 && empty <= 5929000);
+	/* the stream as the DPU saw it: 509 words in 4.072 ms, then the
+	 * late word 8 us after the host wrote it, 10 ms after the first */
+	span = rsh_t_stats(&t).boot_last_ns - rsh_t_stats(&t).boot_first_ns;
+	assert_true(span >= 4071000 && span <= 4073000);
+	rsh_t_wait_ms(1);
+	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), 0);
+	span = rsh_t_stats(&t).boot_last_ns - rsh_t_stats(&t).boot_first_ns;
+	assert_true(span >= 10007000 && span <= 10009000);
+	rsh_t_sim_close(&t);
+}
+
 /* Idle time is not banked: after 30 ms with an empty FIFO at drain=10M,
  * 509 words (4 KiB, 400 us worth) are not consumed at once (a retry covers
  * this thread being preempted between the write and the read). */
@@ -639,6 +672,7 @@ main(void)
 		cmocka_unit_test(test_bfb_bad_magic),
 		cmocka_unit_test(test_drain_rate),
 		cmocka_unit_test(test_drain_no_banking),
+		cmocka_unit_test(test_empty_time),
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_gone),
 	};
