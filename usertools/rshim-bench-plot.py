@@ -35,7 +35,8 @@ def load(paths):
     for p in paths:
         with open(p) as f:
             for r in json.load(f)["rows"]:
-                if not r["cost_model"] or r["rc"] != 0:
+                # livefish rows (config-space gateway) have a table of their own
+                if not r["cost_model"] or r["rc"] != 0 or r.get("livefish"):
                     continue
                 acc.setdefault((r["gen"], r["drain_bps"], r["policy"]), []).append(r)
     return {k: {f: statistics.median(x[f] for x in v) for f, _, _ in PANELS}

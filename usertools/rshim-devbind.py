@@ -4,7 +4,7 @@
 
 A thin wrapper in the style of DPDK's usertools: it finds the rshim
 functions (vendor 15b3; BF1 c2d2, BF2 c2d3, BF3 c2d4/c2d5; livefish 0211,
-0214, 021c are listed but unsupported), binds them through driver_override
+0214, 021c, reached through config space), binds them through driver_override
 + bind (loading the driver's module first on the real /sys), and reserves
 hugepages through dpdk-hugepages.py. Facts: hardware-notes §1.1, §2.2.
 
@@ -139,7 +139,7 @@ def status_line(fs, bdf, gen, ok):
         line += " drv=%s" % drv
     line += " unused=%s" % unused_modules(fs, drv)
     if not ok:
-        line += " *unsupported: no NIC firmware (livefish)*"
+        line += " *livefish: no NIC firmware, config-space gateway*"
     return line
 
 

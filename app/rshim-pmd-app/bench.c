@@ -39,6 +39,9 @@ rsh_bench_limit(const struct rsh_bench_cfg *c)
 	double ceil = c->cost ? rsh_bench_ceiling(c->gen, RSH_BENCH_RD_NS,
 						  RSH_BENCH_WR_NS) * 1048576.0 : 0;
 
+	if (c->livefish)
+		ceil = rsh_bench_lf_ceiling(c->gen) * 1048576.0;
+
 	if (c->drain > 0 && (ceil == 0 || c->drain < ceil))
 		return c->drain;
 	return ceil;
@@ -93,7 +96,8 @@ rsh_bench_print(const struct rsh_bench_res *rows, unsigned int n)
 	printf("%-4s %-10s %-10s %9s %11s %10s %12s %11s\n", "gen", "drain", "policy",
 	       "MiB/s", "of limit", "reads/MiB", "CPU-us/MiB", "wakeups/MiB");
 	for (unsigned int i = 0; i < n; i++)
-		rsh_bench_line(&rows[i]);
+		if (!rows[i].cfg.livefish)
+			rsh_bench_line(&rows[i]);
 	printf("(MiB/s over stream time on silicon = wall time + charged MMIO time; limit = the drain\n"
 	       " rate (drn) or the one-core MMIO ceiling (ceil); reads include the reads BF1's\n"
 	       " posted-write rule adds; CPU = poll lcore + feeder (+ the reference's threads)\n"
@@ -127,6 +131,7 @@ rsh_bench_json(const struct rsh_bench_res *rows, unsigned int n)
 		       "\"writes_per_mib\": %.2f, "
 		       "\"cpu_us_per_mib\": %.2f, \"emu_cpu_s\": %.4f, \"wakeups_per_mib\": %.2f, "
 		       "\"short_writes\": %" PRIu64 ", \"full_sleeps\": %" PRIu64 ", "
+		       "\"livefish\": %s, \"cfg_floor_per_mib\": %.1f, "
 		       "\"partial\": %s, \"rc\": %d}%s\n",
 		       r->cfg.gen, r->cfg.drain, r->cfg.pol == RSH_BENCH_PMD ? "rshim-pmd" : "reference",
 		       r->cfg.cost ? "true" : "false", r->bytes, r->time_s, rsh_bench_mib_s(r), lim,
@@ -135,6 +140,8 @@ rsh_bench_json(const struct rsh_bench_res *rows, unsigned int n)
 		       rsh_bench_per_mib(r, r->writes),
 		       rsh_bench_per_mib(r, r->host_cpu_s * 1e6), r->emu_cpu_s,
 		       rsh_bench_per_mib(r, r->wakeups), r->short_writes, r->full_sleeps,
+		       r->cfg.livefish ? "true" : "false",
+		       r->cfg.livefish ? rsh_bench_lf_floor(r->cfg.gen) : 0.0,
 		       r->partial ? "true" : "false", r->rc, i + 1 < n ? "," : "");
 	}
 	printf("]}\n");
@@ -176,6 +183,7 @@ rsh_bench_plan(struct rsh_app *app, struct rsh_bench_res *rows, unsigned int max
 		c->gen = "bf3";
 		c->pol = pol ? RSH_BENCH_REF : RSH_BENCH_PMD;
 	}
+	n += rsh_bench_lf_plan(rows + n, max - n);
 	for (unsigned int i = 0; i < n; i++) {
 		rows[i].cfg.size = rsh_bench_size(app, &rows[i].cfg);
 		rows[i].cfg.budget_s = app->bench_seconds * 3 + 1;
@@ -187,7 +195,7 @@ rsh_bench_plan(struct rsh_app *app, struct rsh_bench_res *rows, unsigned int max
 int
 rsh_app_bench(struct rsh_app *app)
 {
-	struct rsh_bench_res rows[40];
+	struct rsh_bench_res rows[48];
 	unsigned int n, i;
 	uint8_t *pat;
 	int code = RSH_EXIT_OK;
@@ -222,5 +230,7 @@ rsh_app_bench(struct rsh_app *app)
 		rsh_bench_json(rows, n);
 	else
 		rsh_bench_print(rows, n);
+	if (!app->json)
+		rsh_bench_lf_print(rows, n);
 	return code;
 }

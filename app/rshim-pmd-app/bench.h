@@ -50,6 +50,7 @@ struct rsh_bench_cfg {
 	enum rsh_bench_pol pol;
 	enum rsh_bench_pace pace;
 	int nice;               /* the pushing thread's nice (0: as it is) */
+	bool livefish;          /* through the config-space gateway */
 	uint64_t size;          /* bytes to push */
 	double budget_s;        /* stop the row after this long (wall) */
 };
@@ -136,6 +137,14 @@ int rsh_app_bench_load(struct rsh_app *app, const uint8_t *pat);
 /* Account a sleep late ns; percentile q (0-1) as its bucket's bound. */
 void rsh_bench_late_add(struct rsh_bench_late *h, uint64_t ns);
 uint64_t rsh_bench_late_pct(const struct rsh_bench_late *h, double q);
+
+/* Livefish rows (bench_lf.c): one config cycle costs this in the model
+ * (the emulator's cfg_ns default). */
+#define RSH_BENCH_CFG_NS 1500u
+double rsh_bench_lf_floor(const char *gen);
+double rsh_bench_lf_ceiling(const char *gen);
+unsigned int rsh_bench_lf_plan(struct rsh_bench_res *rows, unsigned int max);
+void rsh_bench_lf_print(const struct rsh_bench_res *rows, unsigned int n);
 
 /* --bench install (bench_install.c). */
 int rsh_app_bench_install(struct rsh_app *app);

@@ -93,6 +93,9 @@ rsh_bench_devstr(const struct rsh_bench_cfg *c, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, ",profile=install/%u", c->profile);
 	else if (c->drain > 0)
 		n += snprintf(buf + n, len - n, ",drain=%.0f", c->drain);
+	if (c->livefish) /* a 1 ms BF3 quiet window: the bench is not about it */
+		n += snprintf(buf + n, len - n, ",livefish=1,lfquiet=1ms%s",
+			      c->pol == RSH_BENCH_REF ? ",lfseq=ref" : "");
 	if (c->cost)
 		snprintf(buf + n, len - n, ",cost=1");
 }

@@ -185,8 +185,11 @@ rsh_doc_pci(struct rsh_doc *d)
 		snprintf(d->target, sizeof(d->target), "%s", t->bdf);
 		rsh_doc_set(d, RSH_DOC_OK, NULL, "%s", list);
 	} else if (t != NULL && strcmp(t->kind, "livefish") == 0) {
-		rsh_doc_set(d, RSH_DOC_FAIL, "flash the NIC firmware (mlxfwmanager), then power-cycle",
-			    "%s is in livefish mode (no NIC firmware): no rshim function", t->bdf);
+		/* No NIC firmware: the rshim is reached through the config
+		 * space gateway (hardware-notes §1.7); the layers go on. */
+		snprintf(d->target, sizeof(d->target), "%s", t->bdf);
+		rsh_doc_set(d, RSH_DOC_WARN, "recover it: rshim-pmd-app --device <bdf> --push-boot <bfb> (doc/hardware.md, Livefish recovery)",
+			    "%s is in livefish mode (no NIC firmware): served through the config-space gateway: boot push, boot log, misc, console; no SCRATCHPAD6 interrupt, no secure NIC mode", t->bdf);
 	} else if (t != NULL || d->app->device != NULL) {
 		rsh_doc_set(d, RSH_DOC_FAIL, "rshim-pmd-app --doctor without --device, or lspci -d 15b3:",
 			    "%s is not a DPU rshim function (found: %s)", d->app->device,

@@ -55,11 +55,8 @@ rsh_app_dev_usable(const struct rsh_dev_info *d, char *why, size_t wlen,
 
 	why[0] = fix[0] = '\0';
 	if (!d->supported) {
-		snprintf(why, wlen, "%s", strstr(d->detail, "livefish") ?
-			 "livefish mode (no NIC firmware)" : "BAR0 too small for its generation");
-		snprintf(fix, flen, "%s", strstr(d->detail, "livefish") ?
-			 "flash the NIC firmware (mlxfwmanager)" :
-			 "use the .1/.2 function of the DPU that is the rshim");
+		snprintf(why, wlen, "BAR0 too small for its generation");
+		snprintf(fix, flen, "use the .1/.2 function of the DPU that is the rshim");
 		return false;
 	}
 	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
@@ -80,6 +77,7 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 {
 	char kdrv[32], bar[24], numa[16], grp[16], link[64], why[96], fix[128];
 	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
+	bool lf = strstr(d->detail, "livefish") != NULL;
 
 	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
 	rsh_fmt_size(bar, sizeof(bar), d->bar_size);
@@ -88,6 +86,8 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 	rsh_app_detail(d->detail, "link=", link, sizeof(link));
 	if (strstr(d->detail, "DEGRADED") != NULL)
 		strncat(link, " DEGRADED", sizeof(link) - strlen(link) - 1);
+	if (lf) /* no usable BAR: the config-space gateway, §1.7 */
+		snprintf(bar, sizeof(bar), "livefish");
 	printf("%-20s %-12s %-4u %-16s %-8s %-5s %-6s %-34s %s%s\n", d->name,
 	       rsh_gen_name(d->gen), d->revision, kdrv, bar,
 	       numa[0] ? numa : "-", grp[0] ? grp : "-", link[0] ? link : "-",
@@ -95,6 +95,9 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 	       ok ? "" : why);
 	if (!ok)
 		printf("%-20s fix: %s\n", d->name, fix);
+	if (lf) /* the recipe: doc/hardware.md, "Livefish recovery" */
+		printf("%-20s livefish (no NIC firmware): boot push, boot log, misc and console through the config-space gateway; recover it: rshim-pmd-app --device %s --push-boot <bfb>\n",
+		       d->name, d->name);
 }
 
 /* One JSON object per function. */
@@ -126,6 +129,7 @@ rsh_app_list_json_dev(struct rsh_json *j, const struct rsh_dev_info *d)
 		rsh_json_null(j, "iommu_group");
 	rsh_json_str(j, "link", link[0] ? link : NULL);
 	rsh_json_bool(j, "link_degraded", strstr(d->detail, "DEGRADED") != NULL);
+	rsh_json_bool(j, "livefish", strstr(d->detail, "livefish") != NULL);
 	rsh_json_bool(j, "usable", ok);
 	rsh_json_str(j, "problem", ok ? NULL : why);
 	rsh_json_str(j, "fix", ok ? NULL : fix);

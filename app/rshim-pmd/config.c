@@ -6,8 +6,8 @@
  * USB_TIMEOUT, USB_RESET_DELAY, PCIE_HAS_VFIO, PCIE_HAS_UIO,
  * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP, NET_OFFLOAD,
  * POLL_RT_BOOST, POLL_RT_CAP and RESCAN_INTERVAL. NVIDIA's file drops in unchanged: a key rshim-pmd does
- * not know and a device it does not serve (usb-..., pcie-lf-...) get one
- * warning naming file:line and are skipped. A malformed line (a NUL byte,
+ * not know and a device it does not serve (usb-...) get one warning naming
+ * file:line and are skipped; pcie-lf-BDF names a livefish function. A malformed line (a NUL byte,
  * content past 1024 characters, a missing value, a known key with a bad
  * value) is an error naming file:line; every value is checked here, when
  * the file is read.
@@ -52,16 +52,20 @@ rsh_svc_conf_uint(const char *v, unsigned long max, unsigned long *out)
 	return rc;
 }
 
-/* "pcie-0000:03:00.2" and "0000:03:00.2" name one device: keep the
- * device string form rsh_dev_open takes. */
-static const char *
-rsh_svc_conf_devname(const char *v)
+/* "pcie-0000:03:00.2", "pcie-lf-0000:03:00.2" (NVIDIA's name for a
+ * livefish function) and "0000:03:00.2" name one device: keep the device
+ * string form rsh_dev_open takes (the scan tells a livefish function by
+ * its ID, whatever it is called). */
+const char *
+rsh_svc_devname(const char *v)
 {
+	if (strncmp(v, "pcie-lf-", 8) == 0)
+		return v + 8;
 	return strncmp(v, "pcie-", 5) == 0 ? v + 5 : v;
 }
 
 /*
- * A device kind NVIDIA's rshim serves and rshim-pmd does not (yet): the
+ * A device kind NVIDIA's rshim serves and rshim-pmd does not (USB): the
  * line is skipped with one warning (*why), never refused. 1 when skipped.
  */
 static int
@@ -69,10 +73,6 @@ rsh_svc_conf_foreign(const char *val, const char **why)
 {
 	if (strncmp(val, "usb-", 4) == 0) {
 		*why = "a USB rshim: not served by rshim-pmd (PCIe only); line skipped";
-		return 1;
-	}
-	if (strncmp(val, "pcie-lf-", 8) == 0) {
-		*why = "a livefish function (pcie-lf-): not served by this rshim-pmd yet; line skipped";
 		return 1;
 	}
 	return 0;
@@ -92,7 +92,7 @@ rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
 	}
 	if (rsh_svc_conf_foreign(val, why))
 		return 1;
-	if (rsh_dev_check(rsh_svc_conf_devname(val)) < 0) {
+	if (rsh_dev_check(rsh_svc_devname(val)) < 0) {
 		*why = "not a device name (expected pcie-0000:03:00.2, 0000:03:00.2 or sim:bf3[,options])";
 		return -EINVAL;
 	}
@@ -101,7 +101,7 @@ rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
 		return -EINVAL;
 	}
 	snprintf(c->map[c->n_map].dev, sizeof(c->map[0].dev), "%s",
-		 rsh_svc_conf_devname(val));
+		 rsh_svc_devname(val));
 	c->map[c->n_map++].index = strcmp(key, "none") == 0 ? -1 : (int)n;
 	return 0;
 }

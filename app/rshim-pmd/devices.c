@@ -247,6 +247,10 @@ rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 	o.drop = s->conf.drop_mode == 1;
 	o.force_own = s->conf.force_mode;
+	/* Livefish stays dropped unless DROP_MODE is configured, as NVIDIA's
+	 * daemon keeps it (hardware-notes §6.4); the core's log line says
+	 * how to activate it (DROP_MODE 0, FORCE_CMD 1). */
+	o.livefish_drop = s->conf.drop_mode < 0;
 	rsh_svc_link_check(s, d);
 	RSH_SVC_LOG(INFO, d->name, "opening %s (%s%s)", d->devstr,
 		    o.drop ? "DROP_MODE 1" : "ownership check",

@@ -157,15 +157,13 @@ rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
 		fprintf(stderr, "rshim-pmd: at most %u devices\n", RSH_SVC_MAX_DEVS);
 		return -EINVAL;
 	}
-	if (strncmp(v, "usb-", 4) == 0 || strncmp(v, "pcie-lf-", 8) == 0) {
-		fprintf(stderr, "rshim-pmd: -d %s: %s\n", v, v[0] == 'u' ?
-			"a USB rshim: not served by rshim-pmd (PCIe only)" :
-			"a livefish function (pcie-lf-): not served by this rshim-pmd yet");
+	if (strncmp(v, "usb-", 4) == 0) {
+		fprintf(stderr, "rshim-pmd: -d %s: a USB rshim: not served by rshim-pmd (PCIe only)\n", v);
 		return -EINVAL;
 	}
 	dst = store[s->n_only];
 	snprintf(dst, RSH_DEV_NAME_MAX, "%s%s", sim && strncmp(v, "sim:", 4) != 0 ? "sim:" : "",
-		 strncmp(v, "pcie-", 5) == 0 ? v + 5 : v);
+		 rsh_svc_devname(v));
 	if (rsh_dev_check(dst) < 0) {
 		fprintf(stderr, "rshim-pmd: %s\n", rsh_last_error());
 		return -EINVAL;

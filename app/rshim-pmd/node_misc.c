@@ -88,7 +88,8 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 			rsh_svc_dev_dropped(d));
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: reset)\n", "SW_RESET", 0);
 	n = rsh_svc_put(buf, size, n, "%-16s%s%s\n", "DEV_NAME",
-			strncmp(d->devstr, "sim:", 4) == 0 ? "" : "pcie-", d->devstr);
+			strncmp(d->devstr, "sim:", 4) == 0 ? "" :
+			rsh_dev_livefish(d->dev) ? "pcie-lf-" : "pcie-", d->devstr);
 	n = rsh_svc_put(buf, size, n, "%-16sBlueField-%d(Rev %u)\n", "DEV_INFO",
 			(int)gen, d->revision);
 	if (gen == RSH_GEN_BF3 && rsh_svc_misc_reg(d, RSH_UPTIME, &v) == 0)

@@ -215,6 +215,9 @@ void rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
 
 /* config.c */
 void rsh_svc_conf_default(struct rsh_svc_conf *c);
+/* A -d or rshimN device name (pcie-BDF, pcie-lf-BDF, BDF, sim:...) as the
+ * device string rsh_dev_open takes. */
+const char *rsh_svc_devname(const char *v);
 /* s (len bytes) for a log line: bytes outside printable ASCII, '\\' and
  * '"' as \xNN; out always terminated. */
 void rsh_svc_escape(const char *s, size_t len, char *out, size_t size);

@@ -29,6 +29,8 @@ rsh_direct_map_res0(struct rsh_pci_dev *pd)
 	struct stat st;
 	int rc;
 
+	if (pd->livefish) /* no usable BAR: config space only, §1.7 */
+		return rsh_pci_cfg_open(pd);
 	rsh_pci_fmt(path, sizeof(path), "%s/resource0", pd->dir);
 	pd->res_fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (pd->res_fd < 0) {
@@ -100,11 +102,15 @@ rsh_direct_map(struct rsh_pci_dev *pd)
 	int rc;
 
 	if (rsh_pci_lockdown(pd->root, mode, sizeof(mode))) {
+		/* Lockdown refuses sysfs config writes as well as resource0
+		 * mmap: a livefish function's gateway is no way round it. */
 		rsh_err_set("%s: direct mapping refused: kernel lockdown "
-			    "[%s] forbids resource0 mmap; VFIO is required: "
+			    "[%s] forbids %s; VFIO is required: "
 			    "enable the IOMMU (intel_iommu=on or amd_iommu=on), "
 			    "modprobe vfio-pci, rshim-devbind.py -b vfio-pci %s",
-			    pd->be.name, mode, pd->be.name);
+			    pd->be.name, mode, pd->livefish ?
+			    "config-space writes through sysfs (the livefish gateway)" :
+			    "resource0 mmap", pd->be.name);
 		return -EPERM;
 	}
 	if (pd->kdrv[0] != '\0') {

@@ -55,6 +55,8 @@ struct rsh_pci_dev {
 	bool oob_logged;                /* out-of-range access reported */
 	bool override_set;              /* direct: driver_override written */
 	bool noiommu;                   /* VFIO group is noiommu-N */
+	bool livefish;                  /* 0211/0214/021c: config space only */
+	bool cfg_err_logged;            /* a failed config access reported */
 	int res_fd;                     /* direct/UIO: resource0 */
 	int uio_fd;                     /* UIO: /dev/uioN (INTx), or -1 */
 	int container_fd;               /* VFIO */
@@ -94,6 +96,12 @@ void rsh_pci_group_peers(const char *root, int group, const char *self,
 enum rsh_gen rsh_pci_id_gen(uint16_t device_id, bool *livefish);
 uint64_t rsh_pci_min_bar(enum rsh_gen gen);
 int rsh_pci_check_bar(struct rsh_pci_dev *pd, uint64_t size);
+
+/* rsh_pci_lf.c: a livefish function is served through config space
+ * only (the core stacks the gateway of rsh_lf.c on it). */
+extern const struct rsh_backend_ops rsh_pci_cfg_ops;
+/* UIO/direct: open <dir>/config read-write (VFIO uses its region). */
+int rsh_pci_cfg_open(struct rsh_pci_dev *pd);
 
 /* The mapping modes: map BAR0 into pd->bar / pd->bar_len, or fail with
  * a one-line message (rsh_err_set) and a negative errno, leaving nothing

@@ -25,6 +25,7 @@
 #include "rsh_log.h"
 #include "rsh_pci_mmio.h"
 #include "rsh_pci_priv.h"
+#include "rsh_lf.h"
 
 /* One known device ID, §1.1. */
 struct rsh_pci_id {
@@ -196,13 +197,8 @@ rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
 	pd->device_id = (uint16_t)dev;
 	pd->be.gen = ven == RSH_PCI_VENDOR ? rsh_pci_id_gen(dev, &lf) :
 					     RSH_GEN_NONE;
-	if (pd->be.gen != RSH_GEN_NONE && lf) {
-		rsh_err_set("%s: %s in livefish mode (device 15b3:%04lx, no "
-			    "NIC firmware): not supported; flash the NIC "
-			    "firmware (mlxfwmanager) first", pd->be.name,
-			    rsh_gen_name(pd->be.gen), dev);
-		return -ENODEV;
-	}
+	/* Livefish (no NIC firmware): served through config space, §1.7. */
+	pd->livefish = pd->be.gen != RSH_GEN_NONE && lf;
 	if (pd->be.gen != RSH_GEN_NONE)
 		return 0;
 	if (opts == NULL || !opts->force_id) {
@@ -289,7 +285,7 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 		goto err;
 	rsh_pci_read_rev(pd);
 	pd->min_bar = rsh_pci_min_bar(pd->be.gen);
-	if (rsh_pci_res0_size(pd->dir, &sz) == 0) {
+	if (!pd->livefish && rsh_pci_res0_size(pd->dir, &sz) == 0) {
 		rc = rsh_pci_check_bar(pd, sz);
 		if (rc < 0)
 			goto err;
@@ -386,9 +382,18 @@ rsh_pci_probe(const char *devstr, const struct rsh_open_opts *opts,
 	if (rc < 0)
 		goto err;
 	pd->be.bar_size = pd->bar_len;
-	RSH_DEV_LOG(INFO, &pd->be, "%s rev %u, BAR0 0x%zx, %s mapping",
-		    rsh_gen_name(pd->be.gen), pd->be.revision, pd->bar_len,
-		    rsh_pci_map_names[pd->mapping]);
+	if (pd->livefish) {
+		pd->be.ops = &rsh_pci_cfg_ops;
+		pd->be.cfg_only = true;
+	}
+	if (pd->livefish)
+		RSH_DEV_LOG(INFO, &pd->be, "%s rev %u, livefish (15b3:%04x, config space only), %s mapping",
+			    rsh_gen_name(pd->be.gen), pd->be.revision, pd->device_id,
+			    rsh_pci_map_names[pd->mapping]);
+	else
+		RSH_DEV_LOG(INFO, &pd->be, "%s rev %u, BAR0 0x%zx, %s mapping",
+			    rsh_gen_name(pd->be.gen), pd->be.revision, pd->bar_len,
+			    rsh_pci_map_names[pd->mapping]);
 	*out = &pd->be;
 	return 0;
 err:
@@ -470,7 +475,8 @@ rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
 	inf->bar_size = d->size[0];
 	if (inf->bar_size == 0)
 		rsh_pci_res0_size(dir, &inf->bar_size);
-	inf->supported = !lf && inf->bar_size >= rsh_pci_min_bar(gen);
+	/* Livefish: no usable BAR; served through config space (§1.7). */
+	inf->supported = lf || inf->bar_size >= rsh_pci_min_bar(gen);
 	/* libpci 3.9 leaves these empty on some trees: sysfs links first. */
 	s = pci_get_string_property(d, PCI_FILL_DRIVER);
 	if (rsh_pci_link_base(dir, "driver", drv, sizeof(drv)) < 0)
@@ -483,7 +489,7 @@ rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
 	rsh_pci_fmt(inf->detail, sizeof(inf->detail),
 		 "driver=%s iommu_group=%s numa=%d link=%s%s%s%s", drv, grp,
 		 d->numa_node, link, slow ? " DEGRADED" : "",
-		 lf ? " livefish(unsupported)" : "",
+		 lf ? " livefish(config-space gateway)" : "",
 		 !lf && !inf->supported ? " BAR0-too-small" : "");
 }
 
@@ -569,6 +575,7 @@ static struct rsh_backend_driver rsh_pci_driver = {
 	.probe = rsh_pci_probe,
 	.scan = rsh_pci_scan,
 	.host_key = rsh_pci_host_key,
+	.stack = rsh_lf_stack,
 };
 
 RSH_BACKEND_REGISTER(rsh_pci_driver);

@@ -336,13 +336,14 @@ rsh_vfio_map(struct rsh_pci_dev *pd)
 		rc = rsh_vfio_group(pd, type);
 	if (rc == 0)
 		rc = rsh_vfio_device(pd);
-	if (rc == 0)
+	if (rc == 0 && !pd->livefish) /* livefish: no usable BAR, §1.7 */
 		rc = rsh_vfio_bar(pd);
 	if (rc == 0)
 		rc = rsh_vfio_config(pd);
 	if (rc < 0)
 		goto err;
-	rsh_vfio_irq_on(pd);
+	if (!pd->livefish) /* the reference's livefish path has no IRQ */
+		rsh_vfio_irq_on(pd);
 	return 0;
 err:
 	rsh_vfio_unmap(pd);

@@ -353,7 +353,7 @@ rsh_sim_count(uint64_t *ctr, unsigned int n)
 }
 
 /* One 64-bit read at device time now. */
-static uint64_t
+uint64_t
 rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
@@ -367,7 +367,7 @@ rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now)
 }
 
 /* One 64-bit write at device time now. */
-static void
+void
 rsh_sim_do_write64(struct rsh_backend *be, uint32_t off, uint64_t v, uint64_t now)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
@@ -452,7 +452,11 @@ static uint64_t
 rsh_sim_read64(struct rsh_backend *be, uint32_t off)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
-	uint64_t v = rsh_sim_do_read64(be, off, rsh_sim_cost_read(sim, 1));
+	uint64_t v;
+
+	if (rsh_sim_lf_nobar(sim, 1))
+		return RSH_SIM_ALL_ONES;
+	v = rsh_sim_do_read64(be, off, rsh_sim_cost_read(sim, 1));
 
 	rsh_sim_cost_leave(sim);
 	return v;
@@ -463,6 +467,8 @@ rsh_sim_write64(struct rsh_backend *be, uint32_t off, uint64_t v)
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
 
+	if (rsh_sim_lf_nobar(sim, 1))
+		return;
 	rsh_sim_do_write64(be, off, v, rsh_sim_cost_write(sim, 1));
 	rsh_sim_cost_leave(sim);
 }
@@ -502,6 +508,8 @@ rsh_sim_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
 
+	if (rsh_sim_lf_nobar(sim, n))
+		return;
 	rsh_sim_do_write_fifo(be, off, w, n, rsh_sim_cost_write(sim, n));
 	rsh_sim_cost_leave(sim);
 }
@@ -512,6 +520,10 @@ rsh_sim_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 {
 	struct rsh_sim *sim = (struct rsh_sim *)be;
 
+	if (rsh_sim_lf_nobar(sim, n)) {
+		memset(w, 0xFF, (size_t)n * 8);
+		return;
+	}
 	rsh_sim_do_read_fifo(be, off, w, n, rsh_sim_cost_read(sim, n));
 	rsh_sim_cost_leave(sim);
 }
@@ -535,6 +547,8 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 	.write64 = rsh_sim_write64,
 	.write_fifo = rsh_sim_write_fifo,
 	.read_fifo = rsh_sim_read_fifo,
+	.cfg_read = rsh_sim_lf_cfg_read,
+	.cfg_write = rsh_sim_lf_cfg_write,
 	.close = rsh_sim_close,
 	.read32 = rsh_sim_read32,
 	.write32 = rsh_sim_write32,
@@ -622,6 +636,10 @@ rsh_sim_be_init(struct rsh_sim *sim, const char *devstr)
 	 * of another driver on it (an injected owner clears this too). */
 	be->sole_driver = sim->cfg.shared[0] == '\0' &&
 			  sim->cfg.owner == RSH_SIM_OWNER_NONE;
+	/* livefish=1: config space only; the core stacks the gateway */
+	be->cfg_only = sim->cfg.livefish;
+	be->lf_quiet_ms = (uint32_t)(sim->cfg.lf_quiet_ns / 1000000);
+	be->lf_seq = sim->cfg.lf_seq;
 }
 
 /* driver op: create an emulated device from its string. */
@@ -745,6 +763,8 @@ RSH_BACKEND_REGISTER(rsh_sim_drv);
 static const struct rsh_sim *
 rsh_sim_of(const struct rsh_backend *be)
 {
+	while (be != NULL && be->ops != &rsh_sim_ops && be->lower != NULL)
+		be = be->lower; /* livefish: the gateway on top of us */
 	if (be == NULL || be->ops != &rsh_sim_ops)
 		return NULL;
 	return (const struct rsh_sim *)be;
@@ -753,6 +773,8 @@ rsh_sim_of(const struct rsh_backend *be)
 struct rsh_sim *
 rsh_sim_of_mut(struct rsh_backend *be)
 {
+	while (be != NULL && be->ops != &rsh_sim_ops && be->lower != NULL)
+		be = be->lower;
 	if (be == NULL || be->ops != &rsh_sim_ops)
 		return NULL;
 	return (struct rsh_sim *)be;
@@ -792,6 +814,8 @@ rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st)
 	RSH_SIM_LD(crash_records); RSH_SIM_LD(bootfifo_bytes);
 	RSH_SIM_LD(upgrades);
 	RSH_SIM_LD(bmc_mode); RSH_SIM_LD(locked);
+	RSH_SIM_LD(lf_cfg_reads); RSH_SIM_LD(lf_cfg_writes); RSH_SIM_LD(lf_gw_ops);
+	RSH_SIM_LD(lf_violations); RSH_SIM_LD(lf_early); RSH_SIM_LD(lf_bar_refused);
 	return 0;
 }
 

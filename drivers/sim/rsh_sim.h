@@ -85,6 +85,16 @@ struct rsh_sim_stats {
 	uint8_t bmc_mode;        /**< other driver now: 0 none, 1 bmc,
 				   *   2 bmc-old, 3 bmc-request */
 	bool locked;             /**< secure NIC mode */
+	/* livefish=1 (the config-space gateway, hardware-notes §L1-§L6) */
+	uint64_t lf_cfg_reads;   /**< config-space reads */
+	uint64_t lf_cfg_writes;  /**< config-space writes */
+	uint64_t lf_gw_ops;      /**< rshim accesses the gateways made */
+	uint64_t lf_violations;  /**< gateway protocol broken (a widget read
+				   *   while pending, a trigger without the
+				   *   lock, a 4-byte access of a FIFO...) */
+	uint64_t lf_early;       /**< BF3: gateway touched in the 10 s after
+				   *   RESET_CONTROL */
+	uint64_t lf_bar_refused; /**< BAR accesses of a livefish function */
 };
 
 /** Events a test can make happen (rsh_sim_inject). */

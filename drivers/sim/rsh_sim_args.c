@@ -460,6 +460,24 @@ static const struct rsh_sim_opt rsh_sim_opts[] = {
 	{ "bootdepth", "512|1024", "1024 on BF3, 512 on BF1/BF2",
 	  "boot FIFO depth in words, e.g. a BF3 shallower than thought",
 	  0, rsh_sim_opt_bootdepth },
+	{ "livefish", "<bool>", "0",
+	  "1: the function has no NIC firmware: livefish device ID (0211/0214/021c), no usable BAR, registers only through the config-space gateway of the generation",
+	  0, rsh_sim_opt_livefish },
+	{ "lfstuck", "lock|busy", "none",
+	  "livefish fault: the gateway lock (or interlock) never frees, or busy/pending never clears",
+	  0, rsh_sim_opt_lfstuck },
+	{ "lfpend", "<n>", "0",
+	  "livefish: polls of busy/pending a gateway trigger lasts, 0-1000",
+	  0, rsh_sim_opt_lfpend },
+	{ "lfquiet", "<dur>", "10s",
+	  "livefish BF3: after a RESET_CONTROL write the gateway must not be touched this long (advertised to the driver)",
+	  0, rsh_sim_opt_lfquiet },
+	{ "lfseq", "pmd|ref", "pmd",
+	  "livefish: the gateway sequence the driver is asked to use: rshim-pmd's, or the reference daemon's (benchmark baseline)",
+	  0, rsh_sim_opt_lfseq },
+	{ "cfg_ns", "<n>", "1500",
+	  "cost of one config-space cycle in ns (livefish), 0-1000000; sets cost=1",
+	  0, rsh_sim_opt_cfgns },
 	{ "profile", "install[/N]", "none",
 	  "drain like a whole install (fast firmware, long stalls, slow eMMC tail), N times compressed; not with stall=",
 	  0, rsh_sim_profile_set },
@@ -721,6 +739,9 @@ rsh_sim_cfg_default(struct rsh_sim_cfg *cfg)
 	cfg->resetwin_ns = 2000000;
 	cfg->resetdelay_ns = 5000000;
 	cfg->revision = 1;
+	cfg->lf_pend = 0;
+	cfg->lf_quiet_ns = 10000000000ull;
+	cfg->cfg_ns = 1500;
 	cfg->bootctl = RSH_SIM_BOOTMODE_EMMC;
 	cfg->arm.peer_index = -1;
 	cfg->arm.poll_ns = 10000;

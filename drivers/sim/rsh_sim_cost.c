@@ -59,6 +59,7 @@ rsh_sim_cost_init(struct rsh_sim *sim)
 	c->op_max_cyc = rsh_sim_ns_to_cyc(sim, RSH_SIM_EMU_OP_MAX_NS);
 	if (!sim->cfg.cost_on)
 		return;
+	c->cfg_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.cfg_ns);
 	c->rd_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.rd_ns);
 	c->wr_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.wr_ns);
 }
@@ -112,6 +113,19 @@ rsh_sim_cost_read(struct rsh_sim *sim, unsigned int n)
 	c->wr_run = 0;
 	rsh_sim_cost_charge(c, cyc / 2);
 	c->pend_cyc = cyc - cyc / 2;
+	return rsh_sim_dev_time(sim, c->op_t0);
+}
+
+/* Entry of a config cycle (livefish): a non-posted access charged like
+ * a read, half before the device answers, half at the exit. */
+uint64_t
+rsh_sim_cost_cfg(struct rsh_sim *sim)
+{
+	struct rsh_sim_cost *c = &sim->cost;
+
+	c->op_t0 = rsh_now();
+	rsh_sim_cost_charge(c, c->cfg_cyc / 2);
+	c->pend_cyc = c->cfg_cyc - c->cfg_cyc / 2;
 	return rsh_sim_dev_time(sim, c->op_t0);
 }
 

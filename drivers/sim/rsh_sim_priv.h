@@ -110,6 +110,13 @@ struct rsh_sim_cfg {
 	uint8_t bootctl;             /* BOOT_CONTROL at power-on */
 	struct rsh_sim_arm_cfg arm;
 	/* MMIO cost model and install profile (rsh_sim_cost.c) */
+	/* livefish (rsh_sim_lf.c) */
+	bool livefish;               /* livefish=1: config-space gateway only */
+	uint8_t lf_stuck;            /* lfstuck=: RSH_SIM_LF_STUCK_* */
+	uint8_t lf_seq;              /* lfseq=ref: the driver's sequence hint */
+	uint32_t lf_pend;            /* lfpend=: polls a trigger stays busy */
+	uint64_t lf_quiet_ns;        /* lfquiet=: BF3 after RESET_CONTROL */
+	uint64_t cfg_ns;             /* cfg_ns=: one config cycle */
 	uint32_t boot_depth;         /* bootdepth=: boot FIFO words, 0 = the generation's */
 	bool cost_on;                /* cost=1, or rd_ns=/wr_ns= given */
 	uint64_t rd_ns, wr_ns;       /* per 64-bit read / posted write */
@@ -117,8 +124,30 @@ struct rsh_sim_cfg {
 	uint64_t prof_bps[RSH_SIM_STALLS_MAX + 1]; /* rate after stall i */
 };
 
+#define RSH_SIM_LF_STUCK_LOCK 1u      /* the gateway lock never frees */
+#define RSH_SIM_LF_STUCK_BUSY 2u      /* busy / pending never clears */
+
+/* The livefish gateway model (rsh_sim_lf.c), hardware-notes §L1-§L6. */
+struct rsh_sim_lf {
+	uint32_t win_addr, win_data;  /* config 0x58 / 0x5C */
+	/* BF1 TRIO CR gateway */
+	uint32_t trio_lock, trio_data, trio_ctl, trio_addr;
+	/* Byte Access Widget (BF1/BF2) */
+	uint32_t baw_ctl, baw_addr, baw_wlo, baw_pend;
+	uint64_t baw_rval;
+	bool baw_rhalf, baw_whalf, baw_interlock;
+	/* boot FIFO holding register */
+	uint32_t hold_lo;
+	bool hold_half;
+	/* BF3 MSN GW_CR_64B */
+	uint32_t msn_reg0, msn_type, msn_hi, msn_lo, msn_addr, msn_width;
+	uint32_t msn_busy;
+	uint64_t quiet_until;         /* device time */
+};
+
 /* MMIO cost model state (rsh_sim_cost.c); the MMIO thread writes it. */
 struct rsh_sim_cost {
+	uint64_t cfg_cyc;            /* per config cycle (livefish) */
 	uint64_t rd_cyc, wr_cyc;     /* per access, TSC cycles */
 	uint64_t virt_cyc;           /* charged: device clock - TSC (relaxed) */
 	uint64_t emu_cyc;            /* real cycles inside the ops (relaxed) */
@@ -268,6 +297,7 @@ struct rsh_sim {
 	/* MEM_ACC widget (rsh_sim_memacc.c): YU block words, 4 KiB. */
 	uint32_t yu[1024];
 	bool memacc_stall;     /* test hook: accesses never complete */
+	struct rsh_sim_lf lf;  /* livefish=1 */
 };
 
 /* Single-writer counter update (readers use relaxed loads). */
@@ -477,6 +507,28 @@ void rsh_sim_profile_phase(struct rsh_sim *sim, unsigned int n_fired);
 
 /* The sim device behind a backend, NULL if it is not one (rsh_sim.c). */
 const struct rsh_sim *rsh_sim_cast(const struct rsh_backend *be);
+
+/* At the entry of a config cycle (livefish): charge it, return the
+ * device's time; rsh_sim_cost_leave() at its exit. */
+uint64_t rsh_sim_cost_cfg(struct rsh_sim *sim);
+
+/* ---- rsh_sim.c: one access of the register model at device time ---- */
+uint64_t rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now);
+void rsh_sim_do_write64(struct rsh_backend *be, uint32_t off, uint64_t v,
+			uint64_t now);
+
+/* ---- rsh_sim_lf.c: livefish=1 ---- */
+int rsh_sim_lf_cfg_read(struct rsh_backend *be, uint32_t off, uint32_t *v);
+int rsh_sim_lf_cfg_write(struct rsh_backend *be, uint32_t off, uint32_t v);
+/* True (counted) when the function is livefish: its BAR is refused. */
+bool rsh_sim_lf_nobar(struct rsh_sim *sim, unsigned int n);
+/* Option setters: livefish=, lfstuck=, lfpend=, lfquiet=, cfg_ns=, lfseq=. */
+int rsh_sim_opt_livefish(struct rsh_sim_cfg *cfg, const char *v);
+int rsh_sim_opt_lfstuck(struct rsh_sim_cfg *cfg, const char *v);
+int rsh_sim_opt_lfpend(struct rsh_sim_cfg *cfg, const char *v);
+int rsh_sim_opt_lfquiet(struct rsh_sim_cfg *cfg, const char *v);
+int rsh_sim_opt_cfgns(struct rsh_sim_cfg *cfg, const char *v);
+int rsh_sim_opt_lfseq(struct rsh_sim_cfg *cfg, const char *v);
 
 /* ---- rsh_sim_fault.c ---- */
 

@@ -163,3 +163,19 @@ rsh_sim_reg_decode(int gen, uint32_t bar_off)
 	}
 	return -1;
 }
+
+bool
+rsh_sim_reg_side_effect(int gen, uint32_t bar_off)
+{
+	switch (rsh_sim_reg_decode(gen, bar_off & ~7u)) {
+	case RSH_SIM_REG_BOOT_FIFO_DATA:
+	case RSH_SIM_REG_HTT_DATA:
+	case RSH_SIM_REG_TTH_DATA:
+	case RSH_SIM_REG_SCRATCH_BUF_DAT:
+	case RSH_SIM_REG_SEMAPHORE0:
+	case RSH_SIM_REG_MEM_ACC_CTL:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -136,6 +136,13 @@ int rsh_sim_reg_bar_off(int gen, enum rsh_sim_reg reg, uint32_t *off);
  */
 int rsh_sim_reg_decode(int gen, uint32_t bar_off);
 
+/**
+ * True for a register whose access pops, pushes or takes something (the
+ * FIFO data registers, the scratch buffer, SEMAPHORE0, the MEM_ACC
+ * trigger): half of it in a 4-byte access would act on half a word.
+ */
+bool rsh_sim_reg_side_effect(int gen, uint32_t bar_off);
+
 /** BAR0 size of a generation (0 for an unknown one). */
 uint32_t rsh_sim_bar_size(int gen);
 

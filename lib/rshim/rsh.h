@@ -51,6 +51,13 @@ struct rsh_open_opts {
 	bool no_release;
 	/** Ownership check window in ms (0: 1000, the reference's). */
 	uint32_t own_wait_ms;
+	/**
+	 * A livefish function (no NIC firmware) opens in drop mode, as
+	 * NVIDIA's daemon keeps it when DROP_MODE is not configured; undrop
+	 * (misc FORCE_CMD 1, rsh_dev_drop(false)) activates it. false: a
+	 * livefish function named by the caller is used at once.
+	 */
+	bool livefish_drop;
 };
 
 /** One device found by rsh_dev_scan(). */
@@ -110,6 +117,13 @@ const char *rsh_dev_driver(const struct rsh_dev *dev);
 
 /** BlueField generation. */
 enum rsh_gen rsh_dev_gen(const struct rsh_dev *dev);
+
+/**
+ * True for a livefish function (no NIC firmware): its registers are
+ * reached through the PCI config-space gateway, its MMIO counters count
+ * config cycles, secure NIC mode does not apply.
+ */
+bool rsh_dev_livefish(const struct rsh_dev *dev);
 
 /** Copy of the backend's MMIO counters. */
 void rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);

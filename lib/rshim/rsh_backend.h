@@ -37,6 +37,14 @@ struct rsh_backend_ops {
 	/* n reads (pops) of ONE FIFO data register */
 	void (*read_fifo)(struct rsh_backend *be, uint32_t bar_off,
 			  uint64_t *w, unsigned int n);
+	/*
+	 * Optional: one 4-byte access of the function's PCI config space at
+	 * a 4-byte aligned offset (livefish's address/data window,
+	 * hardware-notes §1.7). 0, or a negative errno when the access did
+	 * not happen. Backends with cfg_only set must have them.
+	 */
+	int (*cfg_read)(struct rsh_backend *be, uint32_t off, uint32_t *v);
+	int (*cfg_write)(struct rsh_backend *be, uint32_t off, uint32_t v);
 	void (*close)(struct rsh_backend *be);
 	/*
 	 * Optional, non-blocking: 1 when an interrupt (INTx: the NIC
@@ -76,7 +84,25 @@ struct rsh_backend {
 	 * keepalive (hardware-notes §6.3). Written by probe; a backend may
 	 * clear it later (relaxed atomics). */
 	bool sole_driver;
-	struct rsh_mmio_stats stats; /* every backend counts its MMIO */
+	/* Livefish (hardware-notes §1.7): cfg_only = the probed function has
+	 * no usable BAR, only cfg_read/cfg_write work; the core then stacks
+	 * a gateway driver on it (rsh_backend_driver.stack), whose backend
+	 * has livefish set, lower pointing here, and owns this one. */
+	bool cfg_only;
+	bool livefish;
+	struct rsh_backend *lower;
+	/* Livefish BF3: no gateway access this long after the reset key
+	 * (0: the hardware's 10 s, §1.7; an emulation may ask for less). */
+	uint32_t lf_quiet_ms;
+	/* Added to every reset delay of this device, ms (a livefish
+	 * gateway's: the reference's longer livefish delay and BF3's quiet
+	 * window, hardware-notes §1.7). */
+	uint32_t reset_extra_ms;
+	/* Livefish gateway sequence: 0 rshim-pmd's (fewest config cycles),
+	 * 1 the reference daemon's as its code behaves (bench baseline). */
+	uint8_t lf_seq;
+	struct rsh_mmio_stats stats; /* every backend counts its MMIO
+				      * (a livefish gateway: config cycles) */
 };
 
 /* A backend driver: matches device strings and probes devices. */
@@ -99,6 +125,12 @@ struct rsh_backend_driver {
 	 * calling process, negative errno for a bad string. NULL = private.
 	 */
 	int (*host_key)(const char *devstr, char *key, size_t len);
+	/*
+	 * Optional: build a backend that reaches the registers of lower (a
+	 * cfg_only backend: a livefish function) through its config space.
+	 * On success the new backend owns lower (its close closes lower).
+	 */
+	int (*stack)(struct rsh_backend *lower, struct rsh_backend **out);
 	TAILQ_ENTRY(rsh_backend_driver) next;
 };
 

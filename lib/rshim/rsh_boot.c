@@ -189,7 +189,10 @@ rsh_boot_open(struct rsh_dev *dev, struct rsh_poller *p,
 		return -EINVAL;
 	}
 	b->credit_max = rsh_boot_fifo_words(dev, &b->opts) - RSH_BOOT_FIFO_RESERVE;
-	b->write_run = dev->be->gen == RSH_GEN_BF1 ? RSH_BOOT_BF1_WRITE_RUN : 0;
+	/* BF1 over a BAR: 15 posted writes per read (§1.9); over livefish
+	 * the gateway keeps its own 7-word rule with a cheaper read. */
+	b->write_run = dev->be->gen == RSH_GEN_BF1 && !dev->be->livefish ?
+		       RSH_BOOT_BF1_WRITE_RUN : 0;
 	rc = rsh_boot_alloc_pipe(b);
 	if (rc < 0)
 		goto err_free;

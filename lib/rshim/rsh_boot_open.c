@@ -61,11 +61,13 @@ enum rsh_boot_open_state {
 static uint64_t
 rsh_boot_reset_delay_ms(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
 {
+	uint64_t extra = dev->be->reset_extra_ms;
+
 	if (o->reset_delay_ms >= 0)
-		return o->reset_delay_ms;
+		return o->reset_delay_ms + extra;
 	if (dev->be->reset_delay_ms != 0)
-		return dev->be->reset_delay_ms;
-	return RSH_BOOT_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
+		return dev->be->reset_delay_ms + extra;
+	return extra + RSH_BOOT_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
 		RSH_BOOT_RESET_DELAY_BF3_MS : RSH_BOOT_RESET_DELAY_BF12_MS);
 }
 

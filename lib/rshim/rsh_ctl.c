@@ -59,11 +59,13 @@ rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force)
 static uint64_t
 rsh_ctl_reset_delay(const struct rsh_dev *dev, int64_t ms)
 {
+	uint64_t extra = dev->be->reset_extra_ms; /* livefish, §1.7 */
+
 	if (ms >= 0)
-		return (uint64_t)ms;
+		return (uint64_t)ms + extra;
 	if (dev->be->reset_delay_ms != 0)
-		return dev->be->reset_delay_ms;
-	return RSH_CTL_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
+		return dev->be->reset_delay_ms + extra;
+	return extra + RSH_CTL_RESET_GUARD_MS + (dev->be->gen == RSH_GEN_BF3 ?
 		RSH_CTL_RESET_BF3_MS : RSH_CTL_RESET_BF12_MS);
 }
 

@@ -48,6 +48,34 @@ rsh_backend_match(const char *devstr)
 	return NULL;
 }
 
+/* A cfg_only backend (a livefish function, hardware-notes §1.7): put
+ * the driver that can reach its registers through config space on top;
+ * the new backend owns the probed one. */
+static int
+rsh_dev_stack(struct rsh_backend **be)
+{
+	struct rsh_backend_driver *drv;
+	struct rsh_backend *top = NULL, *low = *be;
+	int rc;
+
+	TAILQ_FOREACH(drv, &rsh_drivers, next) {
+		if (drv->stack == NULL)
+			continue;
+		rc = drv->stack(low, &top);
+		if (rc < 0) {
+			low->ops->close(low);
+			return rc;
+		}
+		top->drv = low->drv;
+		*be = top;
+		return 0;
+	}
+	rsh_err_set("%s: a livefish function, but no livefish gateway driver is built in",
+		    low->name);
+	low->ops->close(low);
+	return -ENOTSUP;
+}
+
 /* Is there a backend for this device string? */
 int
 rsh_dev_check(const char *devstr)
@@ -97,6 +125,11 @@ rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
 	if (rc < 0)
 		return rc;
 	be->drv = drv;
+	if (be->cfg_only) {
+		rc = rsh_dev_stack(&be);
+		if (rc < 0)
+			return rc;
+	}
 	dev = calloc(1, sizeof(*dev));
 	if (dev == NULL) {
 		rc = -ENOMEM;
@@ -161,6 +194,13 @@ enum rsh_gen
 rsh_dev_gen(const struct rsh_dev *dev)
 {
 	return dev->be->gen;
+}
+
+/* Livefish: registers through the config-space gateway. */
+bool
+rsh_dev_livefish(const struct rsh_dev *dev)
+{
+	return dev->be->livefish;
 }
 
 /* Snapshot of the MMIO counters (single writer; relaxed loads). */

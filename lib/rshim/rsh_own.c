@@ -101,6 +101,15 @@ struct rsh_own_chk {
 	uint64_t hard;       /* TSC: stop waiting for the acks to end */
 };
 
+/* SCRATCHPAD1 reads the secure NIC mode word (§6.6). Not on livefish:
+ * NVIDIA's README says the mode applies to the PCIe backend only, so a
+ * livefish function never counts as locked. */
+static bool
+rsh_own_is_lock(const struct rsh_dev *dev, uint64_t v)
+{
+	return v == RSH_OWN_LOCK && !dev->be->livefish;
+}
+
 /* Lock seen: remember it and say what it means. */
 static void
 rsh_own_set_locked(struct rsh_dev *dev)
@@ -143,7 +152,7 @@ rsh_own_chk_clear(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 	uint64_t first = rsh_dev_rd(c->dev, RSH_SCRATCHPAD1);
 	uint32_t ms = first == 0 ? RSH_OWN_WAIT_IDLE_MS : c->dev->own.wait_ms;
 
-	if (first == RSH_OWN_LOCK) {
+	if (rsh_own_is_lock(c->dev, first)) {
 		rsh_own_set_locked(c->dev);
 		return rsh_cmd_finish(c, 0);
 	}
@@ -165,7 +174,7 @@ rsh_own_chk_watch(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 {
 	uint64_t v = rsh_dev_rd(c->dev, RSH_SCRATCHPAD1);
 
-	if (v == RSH_OWN_LOCK) {
+	if (rsh_own_is_lock(c->dev, v)) {
 		rsh_own_set_locked(c->dev);
 		return rsh_cmd_finish(c, 0);
 	}
@@ -294,6 +303,12 @@ rsh_own_open(struct rsh_dev *dev, const struct rsh_open_opts *opts)
 		RSH_DEV_LOG(NOTICE, dev, "opened in drop mode: no register access until undropped");
 		return 0;
 	}
+	if (opts->livefish_drop && dev->be->livefish) {
+		/* §6.4: livefish stays dropped unless DROP_MODE is configured. */
+		__atomic_store_n(&o->dropped, 1, __ATOMIC_RELEASE);
+		RSH_DEV_LOG(NOTICE, dev, "livefish function (no NIC firmware): kept in drop mode by default; activate it with DROP_MODE 0 in the configuration or misc FORCE_CMD 1");
+		return 0;
+	}
 	return rsh_own_check(dev, opts->force_own);
 }
 
@@ -401,7 +416,7 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 
 	if (rsh_reg_val_is_bad(v))
 		return 0; /* gone or in reset: the data paths report it */
-	if (v == RSH_OWN_LOCK) {
+	if (rsh_own_is_lock(dev, v)) {
 		rsh_own_set_locked(dev);
 		return 0;
 	}

@@ -213,3 +213,18 @@ def push(path, node, tool="cat", timeout=300):
     p = subprocess.run(["sh", "-c", cmds[tool]], capture_output=True,
                        text=True, timeout=timeout)
     return p.returncode, p.stderr
+
+
+def run_bfb_install(test, svc, idx, bfb):
+    """NVIDIA's bfb-install (RSHIM_PMD_BFB_INSTALL, bf-reg beside it),
+    unchanged, on /dev/rshim<idx> of a service serving in /dev: it exits
+    0 with the boot log to "DPU is ready", and the service did the push."""
+    script = os.environ["RSHIM_PMD_BFB_INSTALL"]
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(script)) + ":" +
+               os.environ.get("PATH", ""))
+    p = subprocess.run([script, "-r", "rshim%d" % idx, "-b", bfb], env=env,
+                       capture_output=True, text=True, timeout=600, cwd=svc.tmp)
+    print(p.stdout)
+    test.assertEqual(p.returncode, 0, p.stdout + p.stderr + svc.text())
+    test.assertIn("DPU is ready", p.stdout)
+    test.assertIn("boot push done", svc.text())

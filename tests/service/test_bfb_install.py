@@ -25,7 +25,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svc_helper import DEMO, Service, fuse_missing, wait_for  # noqa: E402
+from svc_helper import DEMO, Service, fuse_missing, run_bfb_install, wait_for  # noqa: E402
 
 IOC_READ2, IOC_WRITE2 = 0xC00D5200, 0xC00D5201
 BF3 = {"SCRATCHPAD2": 0x13000C48, "SWINT": 0x13000318,
@@ -108,18 +108,10 @@ class BfbInstallTest(unittest.TestCase):
     @unittest.skipUnless(os.environ.get("RSHIM_PMD_BFB_INSTALL"),
                          "set RSHIM_PMD_BFB_INSTALL=/path/to/bfb-install (bf-reg beside it)")
     def test_nvidia_bfb_install(self):
-        script = os.environ["RSHIM_PMD_BFB_INSTALL"]
         if os.path.exists("/dev/rshim%d" % BASE):
             self.skipTest("/dev/rshim%d is in use" % BASE)
         self.start(dev_dir="/dev")
-        env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(script)) + ":" +
-                   os.environ.get("PATH", ""))
-        p = subprocess.run([script, "-r", "rshim%d" % BASE, "-b", DEMO], env=env,
-                           capture_output=True, text=True, timeout=600, cwd=self.svc.tmp)
-        print(p.stdout)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr + self.svc.text())
-        self.assertIn("DPU is ready", p.stdout)
-        self.assertIn("boot push done", self.svc.text())
+        run_bfb_install(self, self.svc, BASE, DEMO)
 
 
 if __name__ == "__main__":

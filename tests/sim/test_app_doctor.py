@@ -72,9 +72,11 @@ class Doctor(unittest.TestCase):
 
     def test_livefish(self):
         make_fn(self.root, "0000:04:00.0", 0x15b3, 0x0214, 0x100000)
-        p = self.doctor("--device", "0000:04:00.0", rc=20)
-        self.assertIn("livefish", p.stdout)
-        self.assertIn("fix: flash the NIC firmware", p.stdout)
+        # Not a dead end: the layers go on (here: not bound, exit 22).
+        p = self.doctor("--device", "0000:04:00.0", rc=22)
+        self.assertIn("livefish mode (no NIC firmware): served through the config-space gateway", p.stdout)
+        self.assertIn("Livefish recovery", p.stdout)
+        self.assertNotIn("flash the NIC firmware", p.stdout)
 
     def test_not_a_dpu_function(self):
         self.dpu()

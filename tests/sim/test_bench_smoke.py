@@ -37,7 +37,9 @@ class BenchSmoke(unittest.TestCase):
         p = run("--bench", "boot", "--bench-time", "0.05", "--json")
         self.assertEqual(p.returncode, 0, p.stderr)
         d = json.loads(p.stdout)
-        rows = d["rows"]
+        lf = [r for r in d["rows"] if r["livefish"]]
+        rows = [r for r in d["rows"] if not r["livefish"]]
+        self.check_livefish(lf)
         gens = {r["gen"] for r in rows}
         self.assertEqual(gens, {"bf1", "bf2", "bf3"})
         self.assertEqual(len(rows) % 2, 0)
@@ -68,6 +70,37 @@ class BenchSmoke(unittest.TestCase):
             self.assertEqual((pmd["gen"], pmd["drain_bps"]), (ref["gen"], ref["drain_bps"]))
             if pmd["drain_bps"] == 20e6 and pmd["gen"] != "bf1":
                 self.assertLess(pmd["reads_per_mib"], ref["reads_per_mib"], (pmd, ref))
+
+    def check_livefish(self, rows):
+        """Livefish rows: per generation rshim-pmd then the reference; config
+        cycles at the gateway's floor (rshim-pmd), fewer than the reference's
+        on BF1 and BF3 (its sequence takes and frees the lock per access)."""
+        self.assertEqual([(r["gen"], r["policy"]) for r in rows],
+                         [(g, p) for g in ("bf1", "bf2", "bf3")
+                          for p in ("rshim-pmd", "reference")])
+        for pmd, ref in zip(rows[0::2], rows[1::2]):
+            for r in (pmd, ref):
+                self.assertEqual(r["rc"], 0, r)
+                self.assertGreater(r["bytes"], 0, r)
+                self.assertTrue(r["cost_model"], r)
+            cyc = pmd["reads_per_mib"] + pmd["writes_per_mib"]
+            floor = pmd["cfg_floor_per_mib"]
+            self.assertGreater(floor, 0, pmd)
+            self.assertLess(abs(cyc / floor - 1), 0.02, pmd)
+            ref_cyc = ref["reads_per_mib"] + ref["writes_per_mib"]
+            if pmd["gen"] == "bf2":  # the reference is at the floor there
+                self.assertLess(abs(ref_cyc / floor - 1), 0.02, ref)
+            else:
+                self.assertGreater(ref_cyc, 2 * cyc, (pmd, ref))
+                self.assertGreater(pmd["mib_s"], 2 * ref["mib_s"], (pmd, ref))
+
+    def test_boot_text_livefish(self):
+        p = run("--bench", "boot", "--bench-time", "0.05")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("boot FIFO push through livefish", p.stdout)
+        self.assertIn("floor/MiB", p.stdout)
+        self.assertIn("faster than the reference's sequence", p.stdout)
+        self.assertNotIn("failed", p.stdout)
 
     def test_install_text(self):
         p = run("--bench", "install", "--bench-time", "0.1")

@@ -58,7 +58,7 @@ class DevbindTest(unittest.TestCase):
         self.assertIn("0000:65:00.1 'BlueField-3 rshim c2d5' unused=vfio-pci",
                       out)
         self.assertIn("0000:04:00.0 'BlueField-2 livefish rshim 0214' "
-                      "unused=vfio-pci *unsupported", out)
+                      "unused=vfio-pci *livefish: no NIC firmware", out)
         self.assertNotIn("0000:03:00.0", out)
         self.assertNotIn("0000:00:1f.0", out)
 

@@ -43,14 +43,51 @@ rsh_simpci_cmd_name(int cmd)
 						     "?";
 }
 
-/* Set up a server. */
+/* Livefish window read: the backend's config dword, the bytes asked. */
+static uint32_t
+rsh_simpci_lf_read(void *arg, uint32_t off, int len)
+{
+	struct rsh_simpci *s = arg;
+	uint32_t v = UINT32_MAX;
+
+	s->st.lf_cfg++;
+	if (s->be->ops->cfg_read(s->be, off & ~3u, &v) < 0)
+		return UINT32_MAX;
+	v >>= 8 * (off & 3);
+	return len == 4 ? v : v & ((1u << (8 * len)) - 1);
+}
+
+/* Livefish window write: whole dwords only (a partial write of the
+ * address register would trigger with half an address). */
+static void
+rsh_simpci_lf_write(void *arg, uint32_t off, uint32_t val, int len)
+{
+	struct rsh_simpci *s = arg;
+
+	s->st.lf_cfg++;
+	if (len != 4 || (off & 3) != 0) {
+		s->st.bad_accesses++;
+		return;
+	}
+	(void)s->be->ops->cfg_write(s->be, off, val);
+}
+
+/* Set up a server; a livefish function's window goes to the backend. */
 int
 rsh_simpci_init(struct rsh_simpci *s, int fd, struct rsh_backend *be)
 {
+	struct rsh_simpci_cfg_hook h = { .off = RSH_SIMPCI_CFG_LF_WIN, .len = 8,
+					 .read = rsh_simpci_lf_read,
+					 .write = rsh_simpci_lf_write, .arg = s };
+	int rc;
+
 	memset(s, 0, sizeof(*s));
 	s->fd = fd;
 	s->be = be;
-	return rsh_simpci_cfg_init(&s->cfg, be);
+	rc = rsh_simpci_cfg_init(&s->cfg, be);
+	if (rc == 0 && be->cfg_only)
+		rc = rsh_simpci_cfg_hook_add(&s->cfg, &h);
+	return rc;
 }
 
 /* Record why a message is refused; always -EPROTO. */
@@ -214,24 +251,6 @@ rsh_simpci_reply(struct rsh_simpci *s, uint64_t v)
 	return 1;
 }
 
-/* True for registers whose access pops, pushes, takes or triggers: a
- * partial access would do that with half a word. */
-static bool
-rsh_simpci_side_effect(const struct rsh_simpci *s, uint32_t off)
-{
-	switch (rsh_sim_reg_decode((int)s->be->gen, off)) {
-	case RSH_SIM_REG_BOOT_FIFO_DATA:
-	case RSH_SIM_REG_HTT_DATA:
-	case RSH_SIM_REG_TTH_DATA:
-	case RSH_SIM_REG_SCRATCH_BUF_DAT:
-	case RSH_SIM_REG_SEMAPHORE0:
-	case RSH_SIM_REG_MEM_ACC_CTL:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* BAR offset of an access, or -1 when it is a bad one (counted). */
 static int64_t
 rsh_simpci_bar_off(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
@@ -242,7 +261,7 @@ rsh_simpci_bar_off(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
 	if (b->memory != 1 || b->addr < base || off >= s->cfg.bar_size ||
 	    s->cfg.bar_size - off < b->size ||
 	    (b->size != 8 && b->size != 4) || (off & (b->size - 1)) != 0 ||
-	    (b->size == 4 && rsh_simpci_side_effect(s, (uint32_t)off & ~7u))) {
+	    (b->size == 4 && rsh_sim_reg_side_effect((int)s->be->gen, (uint32_t)off))) {
 		s->st.bad_accesses++;
 		return -1;
 	}
@@ -380,6 +399,7 @@ rsh_simpci_stats_line(const struct rsh_simpci *s, char *buf, size_t len)
 	if (n < len)
 		snprintf(buf + n, len - n, " mmio_reads=%" PRIu64
 			 " mmio_writes=%" PRIu64 " bad_accesses=%" PRIu64
-			 " fds_closed=%" PRIu64, st->mmio_reads,
-			 st->mmio_writes, st->bad_accesses, st->fds_closed);
+			 " fds_closed=%" PRIu64 " lf_cfg=%" PRIu64, st->mmio_reads,
+			 st->mmio_writes, st->bad_accesses, st->fds_closed,
+			 st->lf_cfg);
 }

@@ -39,6 +39,7 @@ struct rsh_simpci_stats {
 	uint64_t mmio_writes;  /* BAR writes that reached the model */
 	uint64_t bad_accesses; /* refused BAR accesses (see above) */
 	uint64_t fds_closed;   /* fds received and closed */
+	uint64_t lf_cfg;       /* livefish window accesses (config space) */
 };
 
 /* One server. */

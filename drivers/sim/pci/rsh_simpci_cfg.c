@@ -95,6 +95,18 @@ rsh_simpci_cfg_device_id(enum rsh_gen gen)
 	}
 }
 
+/* Livefish device ID of a generation (§1.1, §L1; 0 if unknown). */
+static uint16_t
+rsh_simpci_cfg_lf_id(enum rsh_gen gen)
+{
+	switch (gen) {
+	case RSH_GEN_BF1: return 0x0211;
+	case RSH_GEN_BF2: return 0x0214;
+	case RSH_GEN_BF3: return 0x021C;
+	default: return 0;
+	}
+}
+
 /* Reset value of a field for this device. */
 static uint32_t
 rsh_simpci_field_val(const struct rsh_simpci_field *f,
@@ -103,7 +115,9 @@ rsh_simpci_field_val(const struct rsh_simpci_field *f,
 	unsigned int sp = rsh_simpci_speed(be->gen);
 
 	switch (f->src) {
-	case RSH_SIMPCI_DEVID: return rsh_simpci_cfg_device_id(be->gen);
+	case RSH_SIMPCI_DEVID:
+		return be->cfg_only ? rsh_simpci_cfg_lf_id(be->gen) :
+				      rsh_simpci_cfg_device_id(be->gen);
 	case RSH_SIMPCI_REV: return be->revision;
 	case RSH_SIMPCI_BAR0: return RSH_SIMPCI_BAR_MEM64;
 	case RSH_SIMPCI_LNKCAP: return sp | 16u << 4;
@@ -124,6 +138,34 @@ rsh_simpci_put(uint8_t *a, unsigned int off, unsigned int size, uint32_t v)
 		a[off + i] = (uint8_t)(v >> (8 * i));
 }
 
+/*
+ * Livefish (be->cfg_only): no BAR; the address/data window at 0x58/0x5C
+ * (§1.7) inside a vendor-specific capability (ID 0x09, 24 bytes at
+ * 0x48: the window is its dwords 4 and 5), the PCIe capability moved
+ * to 0x80 behind it. The place of the capability is the emulator's
+ * choice (inferred: the hardware notes give the window's offsets only);
+ * a capability of its own is what makes vfio-pci pass the bytes through
+ * raw (hardware-notes §V9).
+ */
+static void
+rsh_simpci_cfg_livefish(struct rsh_simpci_cfg *c)
+{
+	unsigned int len = 0x3C;
+
+	memmove(c->reset + RSH_SIMPCI_CFG_LF_PCIE, c->reset + RSH_SIMPCI_CFG_PCIE_CAP, len);
+	memmove(c->wmask + RSH_SIMPCI_CFG_LF_PCIE, c->wmask + RSH_SIMPCI_CFG_PCIE_CAP, len);
+	memset(c->reset + RSH_SIMPCI_CFG_PCIE_CAP, 0, RSH_SIMPCI_CFG_LF_PCIE - RSH_SIMPCI_CFG_PCIE_CAP);
+	memset(c->wmask + RSH_SIMPCI_CFG_PCIE_CAP, 0, RSH_SIMPCI_CFG_LF_PCIE - RSH_SIMPCI_CFG_PCIE_CAP);
+	memset(c->reset + RSH_SIMPCI_CFG_BAR0, 0, 8);
+	memset(c->wmask + RSH_SIMPCI_CFG_BAR0, 0, 8);
+	c->reset[RSH_SIMPCI_CFG_CAP_PTR] = RSH_SIMPCI_CFG_LF_VSC;
+	c->reset[RSH_SIMPCI_CFG_LF_VSC] = 0x09;                     /* vendor-specific */
+	c->reset[RSH_SIMPCI_CFG_LF_VSC + 1] = RSH_SIMPCI_CFG_LF_PCIE; /* next */
+	c->reset[RSH_SIMPCI_CFG_LF_VSC + 2] = 0x18;                 /* length */
+	c->reset[RSH_SIMPCI_CFG_LF_PCIE + 1] = 0;                   /* last */
+	c->bar_size = 0;
+}
+
 /* Build the config space of a device from the table. */
 int
 rsh_simpci_cfg_init(struct rsh_simpci_cfg *c, const struct rsh_backend *be)
@@ -131,8 +173,9 @@ rsh_simpci_cfg_init(struct rsh_simpci_cfg *c, const struct rsh_backend *be)
 	const struct rsh_simpci_field *f;
 	unsigned int i;
 
-	if (rsh_simpci_cfg_device_id(be->gen) == 0 || be->bar_size < 16 ||
-	    !rte_is_power_of_2(be->bar_size) || be->bar_size > (1ull << 31))
+	if (rsh_simpci_cfg_device_id(be->gen) == 0 || (!be->cfg_only &&
+	    (be->bar_size < 16 || !rte_is_power_of_2(be->bar_size) ||
+	     be->bar_size > (1ull << 31))))
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	c->bar_size = be->bar_size;
@@ -145,6 +188,8 @@ rsh_simpci_cfg_init(struct rsh_simpci_cfg *c, const struct rsh_backend *be)
 	/* BAR0: the address bits above the size are writable (§1.2). */
 	rsh_simpci_put(c->wmask, RSH_SIMPCI_CFG_BAR0, 4,
 		       (uint32_t)~(c->bar_size - 1) & ~0xFu);
+	if (be->cfg_only)
+		rsh_simpci_cfg_livefish(c);
 	memcpy(c->b, c->reset, sizeof(c->b));
 	return 0;
 }
@@ -233,7 +278,8 @@ rsh_simpci_cfg_reset(struct rsh_simpci_cfg *c)
 {
 	memcpy(c->b, c->reset, sizeof(c->b));
 	c->bar_hi_live = true;
-	rsh_simpci_put(c->wmask, RSH_SIMPCI_CFG_BAR0_HI, 4, UINT32_MAX);
+	if (c->bar_size != 0) /* livefish: no BAR at all */
+		rsh_simpci_put(c->wmask, RSH_SIMPCI_CFG_BAR0_HI, 4, UINT32_MAX);
 }
 
 /* BAR0 base: low dword without the type bits, upper dword on top. */

@@ -47,13 +47,17 @@ struct rsh_simpci_cfg {
 #define RSH_SIMPCI_CFG_CAP_PTR 0x34
 #define RSH_SIMPCI_CFG_INT_PIN 0x3D
 #define RSH_SIMPCI_CFG_PCIE_CAP 0x40
+#define RSH_SIMPCI_CFG_LF_VSC 0x48     /* livefish: vendor-specific cap */
+#define RSH_SIMPCI_CFG_LF_WIN 0x58     /* livefish: address/data window */
+#define RSH_SIMPCI_CFG_LF_PCIE 0x80    /* livefish: PCIe cap moved here */
 #define RSH_SIMPCI_CMD_MEMORY 0x0002u
 #define RSH_SIMPCI_CMD_INTX_DISABLE 0x0400u
 #define RSH_SIMPCI_BAR_MEM64 0x4u          /* type bits of BAR0 */
 
 /**
  * Build the config space of a device: IDs from its generation and
- * revision, BAR0 of be->bar_size.
+ * revision, BAR0 of be->bar_size; a livefish function (be->cfg_only):
+ * its livefish ID, no BAR, the gateway window in a vendor capability.
  * @return 0, or -EINVAL for an unknown generation or BAR size.
  */
 int rsh_simpci_cfg_init(struct rsh_simpci_cfg *c,

@@ -81,7 +81,9 @@ rsh_sp_usage(FILE *f)
 "inherited UNIX stream socket N (qemu-system-x86_64 -device\n"
 "x-pci-proxy-dev,fd=M on the other end of a socketpair; usertools/rshim-vm\n"
 "sets this up). The guest sees 15b3:c2d2 (BF1), c2d3 (BF2) or c2d5 (BF3),\n"
-"class 0801, BAR0 64-bit memory of 1 MiB (BF1/BF2) or 8 MiB (BF3).\n"
+"class 0801, BAR0 64-bit memory of 1 MiB (BF1/BF2) or 8 MiB (BF3); with\n"
+"livefish=1 the livefish ID (0211/0214/021c), no BAR, and the config-space\n"
+"gateway window at 0x58/0x5C in a vendor-specific capability.\n"
 "\n"
 "  --fd N     the proxy socket (required)\n"
 "  --quiet    no \"serving\" line\n"
@@ -119,12 +121,14 @@ rsh_sp_stats(const struct rsh_simpci *s, const char *when)
 	rsh_simpci_stats_line(s, line, sizeof(line));
 	fprintf(stderr, "rshim-sim-pci: %s: %s: %s\n", s->be->name, when, line);
 	if (rsh_sim_stats_get(s->be, &st) == 0)
-		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu rst_requests=%lu rst_done=%lu bad_accesses=%lu booted=%d gone=%d\n",
+		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu rst_requests=%lu rst_done=%lu bad_accesses=%lu booted=%d gone=%d lf_cfg_reads=%lu lf_cfg_writes=%lu lf_violations=%lu lf_early=%lu\n",
 			s->be->name, when, (unsigned long)st.consumed_bytes,
 			(unsigned long)st.images_ok, (unsigned long)st.resets,
 			(unsigned long)st.arm_resets, (unsigned long)st.rst_requests,
 			(unsigned long)st.rst_done, (unsigned long)st.bad_accesses,
-			st.booted, st.gone);
+			st.booted, st.gone, (unsigned long)st.lf_cfg_reads,
+			(unsigned long)st.lf_cfg_writes, (unsigned long)st.lf_violations,
+			(unsigned long)st.lf_early);
 }
 
 /* Serve until the peer goes, a signal stops us or a message is bad. */
@@ -231,8 +235,9 @@ main(int argc, char **argv)
 	sigaction(SIGUSR2, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	sigaction(SIGHUP, &(struct sigaction){ .sa_handler = rsh_sp_on_signal }, NULL);
 	if (!quiet)
-		fprintf(stderr, "rshim-sim-pci: serving %s as %04x:%04x rev %u, BAR0 %lu KiB, on fd %d\n",
+		fprintf(stderr, "rshim-sim-pci: serving %s as %04x:%04x rev %u, %s %lu KiB, on fd %d\n",
 			dev, 0x15B3, s.cfg.b[2] | s.cfg.b[3] << 8, be->revision,
+			be->cfg_only ? "livefish (no BAR), register window" : "BAR0",
 			(unsigned long)(be->bar_size >> 10), fd);
 	rc = rsh_sp_loop(&s);
 	rsh_sp_stats(&s, "exit");

@@ -138,7 +138,8 @@ test_scan_finds_bf2_bf3(void **state)
 	assert_int_equal(t->drv->scan(&t->opts, inf, 1), 2);
 }
 
-/* Livefish IDs and a too-small BAR are listed as unsupported. */
+/* Livefish IDs are listed as supported (the config-space gateway), a
+ * too-small BAR as unsupported. */
 static void
 test_scan_livefish_small_bar(void **state)
 {
@@ -162,8 +163,8 @@ test_scan_livefish_small_bar(void **state)
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_int_equal(a->gen, RSH_GEN_BF2);
-	assert_false(a->supported);
-	assert_non_null(strstr(a->detail, "livefish"));
+	assert_true(a->supported);
+	assert_non_null(strstr(a->detail, "livefish(config-space gateway)"));
 	assert_int_equal(b->gen, RSH_GEN_BF3);
 	assert_false(b->supported);
 	assert_non_null(strstr(b->detail, "BAR0-too-small"));
@@ -195,7 +196,23 @@ rsh_t_probe_err(struct rsh_t *t, const char *dev, int rc, const char *want)
 	assert_int_equal(rsh_fake_open_fds(), fds);
 }
 
-/* §3: no such address; not an rshim function; livefish; BAR too small. */
+/* A livefish function probes to a config-space-only backend (direct
+ * mode here: nothing bound), which the core stacks the gateway on. */
+static void
+rsh_t_livefish_ok(struct rsh_t *t, const char *dev)
+{
+	struct rsh_backend *be = NULL;
+	int fds = rsh_fake_open_fds();
+
+	assert_int_equal(t->drv->probe(dev, &t->opts, &be), 0);
+	assert_true(be->cfg_only);
+	assert_int_equal(be->gen, RSH_GEN_BF3);
+	be->ops->close(be);
+	assert_int_equal(rsh_fake_open_fds(), fds);
+}
+
+/* §3: no such address; not an rshim function; BAR too small; livefish
+ * is opened. */
 static void
 test_probe_identity_errors(void **state)
 {
@@ -219,8 +236,7 @@ test_probe_identity_errors(void **state)
 	rsh_t_probe_err(t, "03:00.0", -ENODEV, "0000:03:00.0: not an rshim "
 			"function (vendor 0x15b3 device 0xa2d6); ");
 	rsh_t_probe_err(t, "03:00.0", -ENODEV, "--force-id");
-	rsh_t_probe_err(t, "pcie-0000:04:00.0", -ENODEV,
-			"BlueField-3 in livefish mode");
+	rsh_t_livefish_ok(t, "pcie-0000:04:00.0");
 	rsh_t_probe_err(t, "05:00.1", -ENODEV, "BAR0 is 1024 KiB but "
 			"BlueField-3 needs 8192 KiB");
 }

@@ -214,6 +214,69 @@ test_cfg_identity(void **state)
 	assert_int_equal(c->s.st.msgs[RSH_MPQ_CFG_WRITE], 1);
 }
 
+/* Livefish: the backend's config dwords behind the window. */
+static uint32_t t_lf_win[2];
+static unsigned int t_lf_calls;
+
+static int
+t_lf_cfg_read(struct rsh_backend *be, uint32_t off, uint32_t *v)
+{
+	(void)be;
+	t_lf_calls++;
+	*v = t_lf_win[(off - 0x58) / 4];
+	return 0;
+}
+
+static int
+t_lf_cfg_write(struct rsh_backend *be, uint32_t off, uint32_t v)
+{
+	(void)be;
+	t_lf_calls++;
+	t_lf_win[(off - 0x58) / 4] = v;
+	return 0;
+}
+
+static const struct rsh_backend_ops t_lf_ops = {
+	.read64 = t_read64, .write64 = t_write64,
+	.cfg_read = t_lf_cfg_read, .cfg_write = t_lf_cfg_write,
+};
+
+/* A livefish function (cfg_only): its livefish ID, no BAR (QEMU's probe
+ * finds none), the window at 0x58/0x5C inside a vendor-specific
+ * capability at 0x48, the PCIe capability behind it at 0x80; window
+ * accesses go to the backend's config ops, whole dwords only. */
+static void
+test_cfg_livefish(void **state)
+{
+	struct t_ctx *c = *state;
+
+	c->dev.be.ops = &t_lf_ops;
+	c->dev.be.cfg_only = true;
+	c->dev.be.bar_size = 0;
+	assert_int_equal(rsh_simpci_init(&c->s, c->s.fd, &c->dev.be), 0);
+	assert_int_equal(t_cfg_rd(c, 0x00, 4), 0x021C15B3);
+	assert_int_equal(t_cfg_rd(c, 0x34, 1), 0x48);
+	assert_int_equal(t_cfg_rd(c, 0x48, 4), 0x00188009); /* VSC, next 0x80, len 24 */
+	assert_int_equal(t_cfg_rd(c, 0x80, 1), 0x10);       /* PCIe capability */
+	assert_int_equal(t_cfg_rd(c, 0x81, 1), 0x00);
+	t_cfg_wr(c, 0x10, 0xFFFFFFFF, 4);                   /* BAR probe */
+	assert_int_equal(t_cfg_rd(c, 0x10, 4), 0);
+	t_reset(c);
+	t_cfg_wr(c, 0x14, 0xFFFFFFFF, 4);
+	assert_int_equal(t_cfg_rd(c, 0x14, 4), 0);
+	t_lf_calls = 0;
+	t_cfg_wr(c, 0x5C, 0xCAFEF00D, 4);
+	t_cfg_wr(c, 0x58, 0x310C21, 4);
+	assert_int_equal(t_lf_win[0], 0x310C21);
+	assert_int_equal(t_lf_win[1], 0xCAFEF00D);
+	assert_int_equal(t_cfg_rd(c, 0x5C, 4), 0xCAFEF00D);
+	assert_int_equal(t_cfg_rd(c, 0x5E, 2), 0xCAFE);
+	t_cfg_wr(c, 0x58, 0x1, 2); /* a partial write: refused, counted */
+	assert_int_equal(t_lf_win[0], 0x310C21);
+	assert_int_equal(c->s.st.bad_accesses, 1);
+	assert_int_equal(t_lf_calls, 4);
+}
+
 /* PCI_COMMAND: MEMORY, MASTER, INTX_DISABLE writable, I/O not. */
 static void
 test_cfg_command(void **state)
@@ -428,6 +491,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cfg_identity, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_cfg_command, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_cfg_livefish, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_probe, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_rw64, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_rw32, t_setup, t_teardown),
