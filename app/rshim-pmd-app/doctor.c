@@ -238,42 +238,80 @@ rsh_doc_pcie_link(struct rsh_doc *d)
 	rsh_doc_set(d, RSH_DOC_OK, NULL, "%s: %s", d->target, link);
 }
 
+/* True when VFIO's no-IOMMU mode is on (the vfio module's parameter). */
+static bool
+rsh_doc_noiommu(const struct rsh_doc *d)
+{
+	char path[512], v[8] = "N";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/module/vfio/parameters/enable_unsafe_noiommu_mode", d->root);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(v, sizeof(v), f) == NULL)
+		v[0] = 'N';
+	fclose(f);
+	return v[0] == 'Y';
+}
+
+/* The fix for a function without a userspace driver, from what this host
+ * can do: vfio-pci needs an IOMMU group (or no-IOMMU mode) and the module
+ * (rshim-devbind.py loads it; said so the user knows why it was missing). */
+static const char *
+rsh_doc_bind_fix(struct rsh_doc *d, char *why, size_t len)
+{
+	char grp[16], path[512];
+
+	why[0] = '\0';
+	if (!rsh_doc_link(d, d->target, "iommu_group", grp, sizeof(grp)) && !rsh_doc_noiommu(d)) {
+		snprintf(why, len, "; it has no IOMMU group, so vfio-pci cannot take it");
+		snprintf(d->fix, sizeof(d->fix), "enable the IOMMU (intel_iommu=on or amd_iommu=on) and rshim-devbind.py -b vfio-pci %s, or: rshim-devbind.py -b uio_pci_generic %s",
+			 d->target, d->target);
+		return d->fix;
+	}
+	snprintf(path, sizeof(path), "%s/bus/pci/drivers/vfio-pci", d->root);
+	if (access(path, F_OK) != 0) {
+		snprintf(why, len, "; vfio-pci is not loaded");
+		snprintf(d->fix, sizeof(d->fix), "modprobe vfio-pci && rshim-devbind.py -b vfio-pci %s",
+			 d->target);
+		return d->fix;
+	}
+	snprintf(d->fix, sizeof(d->fix), "rshim-devbind.py -b vfio-pci %s", d->target);
+	return d->fix;
+}
+
 /* Layer 3: kernel driver of the rshim function. */
 static void
 rsh_doc_driver(struct rsh_doc *d)
 {
-	char fix[96];
+	char fix[sizeof(d->fix)], why[64];
 
-	snprintf(fix, sizeof(fix), "rshim-devbind.py -b vfio-pci %s", d->target);
 	if (!rsh_doc_link(d, d->target, "driver", d->kdrv, sizeof(d->kdrv)))
 		d->kdrv[0] = '\0';
-	if (strcmp(d->kdrv, "vfio-pci") == 0 || strcmp(d->kdrv, "uio_pci_generic") == 0)
+	if (strcmp(d->kdrv, "vfio-pci") == 0 || strcmp(d->kdrv, "uio_pci_generic") == 0) {
 		rsh_doc_set(d, RSH_DOC_OK, NULL, "%s bound to %s", d->target, d->kdrv);
-	else if (d->kdrv[0] == '\0')
-		rsh_doc_set(d, RSH_DOC_FAIL, fix, "%s is not bound to a userspace driver", d->target);
+		return;
+	}
+	snprintf(fix, sizeof(fix), "%s", rsh_doc_bind_fix(d, why, sizeof(why)));
+	if (d->kdrv[0] == '\0')
+		rsh_doc_set(d, RSH_DOC_FAIL, fix, "%s is not bound to a userspace driver%s",
+			    d->target, why);
 	else
-		rsh_doc_set(d, RSH_DOC_FAIL, fix, "%s is bound to %s%s", d->target, d->kdrv,
+		rsh_doc_set(d, RSH_DOC_FAIL, fix, "%s is bound to %s%s%s", d->target, d->kdrv,
 			    strcmp(d->kdrv, "rshim_pcie") == 0 ?
-			    " (the kernel rshim driver)" : "");
+			    " (the kernel rshim driver)" : "", why);
 }
 
 /* Layer 4: IOMMU group and VFIO (vfio-pci only). */
 static void
 rsh_doc_iommu(struct rsh_doc *d)
 {
-	char grp[16], path[512], noiommu[8] = "N";
-	FILE *f;
+	char grp[16], path[512], noiommu[2] = { rsh_doc_noiommu(d) ? 'Y' : 'N', '\0' };
 
 	if (strcmp(d->kdrv, "uio_pci_generic") == 0) {
 		rsh_doc_set(d, RSH_DOC_OK, NULL, "uio_pci_generic: no IOMMU used");
 		return;
-	}
-	snprintf(path, sizeof(path), "%s/module/vfio/parameters/enable_unsafe_noiommu_mode", d->root);
-	f = fopen(path, "r");
-	if (f != NULL) {
-		if (fgets(noiommu, sizeof(noiommu), f) == NULL)
-			noiommu[0] = 'N';
-		fclose(f);
 	}
 	if (!rsh_doc_link(d, d->target, "iommu_group", grp, sizeof(grp))) {
 		rsh_doc_set(d, noiommu[0] == 'Y' ? RSH_DOC_OK : RSH_DOC_FAIL,

@@ -46,7 +46,7 @@ struct rsh_doc {
 	/* The layer being reported. */
 	enum rsh_doc_status st;
 	char detail[256];
-	char fix[192];
+	char fix[320];
 	/* Device layers. */
 	struct rsh_dev *dev;
 	struct rsh_poller *poller;

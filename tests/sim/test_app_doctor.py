@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from fake_sysfs import make_fn, write  # noqa: E402
+from fake_sysfs import make_driver, make_fn, write  # noqa: E402
 
 APP = os.environ.get("RSHIM_PMD_APP", "rshim-pmd-app")
 ENV = dict(os.environ, RSHIM_PMD_NO_HUGE="1")
@@ -99,7 +99,7 @@ class Doctor(unittest.TestCase):
         lay = self.layers(p)
         self.assertEqual(lay["driver"][0], "FAIL")
         self.assertIn("bound to mlx5_core", lay["driver"][1])
-        self.assertIn("fix: rshim-devbind.py -b vfio-pci %s" % RSHIM, p.stdout)
+        self.assertIn("rshim-devbind.py -b vfio-pci %s" % RSHIM, p.stdout)
         self.assertEqual(lay["iommu"][0], "skip")
         self.assertEqual(lay["rshim"][0], "skip")
         # Every line names the device.
@@ -108,8 +108,35 @@ class Doctor(unittest.TestCase):
 
     def test_unbound(self):
         self.dpu(rshim_driver=None)
-        lay = self.layers(self.doctor(rc=22))
+        make_driver(self.root, "vfio-pci")
+        p = self.doctor(rc=22)
+        lay = self.layers(p)
         self.assertIn("not bound to a userspace driver", lay["driver"][1])
+        self.assertIn("fix: rshim-devbind.py -b vfio-pci %s\n" % RSHIM, p.stdout)
+
+    def test_unbound_vfio_pci_not_loaded(self):
+        # The fix says why vfio-pci was missing and loads it.
+        self.dpu(rshim_driver=None)
+        p = self.doctor(rc=22)
+        lay = self.layers(p)
+        self.assertIn("not bound to a userspace driver; vfio-pci is not loaded", lay["driver"][1])
+        self.assertIn("fix: modprobe vfio-pci && rshim-devbind.py -b vfio-pci %s" % RSHIM, p.stdout)
+
+    def test_unbound_no_iommu_group(self):
+        # vfio-pci cannot take a function with no IOMMU group: the fix is
+        # the IOMMU or uio_pci_generic, not a bind that would be refused.
+        self.dpu(rshim_driver=None, group=None)
+        make_driver(self.root, "vfio-pci")
+        p = self.doctor(rc=22)
+        lay = self.layers(p)
+        self.assertIn("it has no IOMMU group, so vfio-pci cannot take it", lay["driver"][1])
+        self.assertIn("enable the IOMMU (intel_iommu=on or amd_iommu=on)", p.stdout)
+        self.assertIn("rshim-devbind.py -b uio_pci_generic %s" % RSHIM, p.stdout)
+        # With VFIO's no-IOMMU mode on, vfio-pci can take it.
+        write(os.path.join(self.root, "module", "vfio", "parameters",
+                           "enable_unsafe_noiommu_mode"), "Y\n")
+        p = self.doctor(rc=22)
+        self.assertIn("fix: rshim-devbind.py -b vfio-pci %s\n" % RSHIM, p.stdout)
 
     def test_no_iommu_group(self):
         self.dpu(group=None)

@@ -10,7 +10,9 @@ D=${BDF[0]}
 one_line "rshim-devbind.py -b vfio-pci without an IOMMU: one line, the fix" 1 "no IOMMU group.*intel_iommu=on.*uio_pci_generic" 60 \
 	"$PY" "$SRC/usertools/rshim-devbind.py" -b vfio-pci "$D"
 expect "doctor: unbound, no IOMMU: driver layer" 22 "" 60 "$APP" --doctor --device "$D"
-layer "doctor: names the binding" driver FAIL "not bound"
+layer "doctor: no IOMMU group named at the driver layer" driver FAIL "not bound to a userspace driver; it has no IOMMU group, so vfio-pci cannot take it"
+grep -q "fix: enable the IOMMU .* or: rshim-devbind.py -b uio_pci_generic $D" "$W/out" &&
+	pass "doctor: the fix offers the IOMMU or uio_pci_generic" || fail "doctor: fix: $(cat "$W/out")"
 expect "rshim-devbind.py -b uio_pci_generic" 0 "" 60 "$PY" "$SRC/usertools/rshim-devbind.py" -b uio_pci_generic "$D"
 [ -e "/sys/bus/pci/devices/$D/uio" ] && pass "uio_pci_generic bound (pin A, INTx disable)" ||
 	fail "uio not bound: $(ls /sys/bus/pci/devices/$D)"
