@@ -328,7 +328,9 @@ rsh_sim_trig_run(struct rsh_sim *sim, uint64_t now)
 {
 	struct rsh_sim_ev *e = &sim->ev;
 
-	if (!e->armreset_done && rsh_sim_trig_hit(sim, &sim->cfg.armreset, now)) {
+	if (!e->armreset_done &&
+	    (rsh_sim_trig_hit(sim, &sim->cfg.armreset, now) ||
+	     sim->st.consumed_bytes >= rsh_sim_fault_armreset_at(sim))) {
 		e->armreset_done = true;
 		rsh_sim_arm_reset(sim, now, false);
 	}
@@ -423,7 +425,7 @@ rsh_sim_ev_update_active(struct rsh_sim *sim)
 	struct rsh_sim_ev *e = &sim->ev;
 
 	e->active = e->owner != RSH_SIM_OWNER_NONE || e->rst_phase != 0 ||
-		    (c->armreset.kind >= RSH_SIM_TRIG_TM && !e->armreset_done) ||
+		    (c->armreset.kind != RSH_SIM_TRIG_NONE && !e->armreset_done) ||
 		    (c->gone.kind >= RSH_SIM_TRIG_TM && !sim->gone) ||
 		    (c->rst.type != 0 && !e->rst_fired);
 }

@@ -2,8 +2,10 @@
 /*
  * Fault schedule of the emulator's boot-ROM consumer: stall=<dur>@<off>
  * (the target stops reading the boot stream for a while, as a DPU busy
- * with DDR training or Redfish does, hardware-notes §3.5, §8) and
- * gone@<off> (surprise removal: every read all-ones, §1.4).
+ * with DDR training or Redfish does, hardware-notes §3.5, §8),
+ * gone@<off> (surprise removal: every read all-ones, §1.4) and
+ * armreset@<off> (the ARM resets on its own once that many bytes of the
+ * stream were taken).
  *
  * Offsets count bytes consumed since the last reset. The consumer never
  * takes words past the next fault offset in one step, so faults fire at
@@ -24,6 +26,17 @@ rsh_sim_fault_restart(struct rsh_sim *sim)
 	rsh_sim_profile_phase(sim, 0);
 }
 
+/* Byte offset of an armreset@<offset> not fired yet, or RSH_SIM_NO_OFFSET.
+ * The consumer stops there; the event step (rsh_sim_trig_run) resets the
+ * ARM at the next register access, outside the consumer. */
+uint64_t
+rsh_sim_fault_armreset_at(const struct rsh_sim *sim)
+{
+	if (sim->cfg.armreset.kind != RSH_SIM_TRIG_BOOT || sim->ev.armreset_done)
+		return RSH_SIM_NO_OFFSET;
+	return sim->cfg.armreset.at;
+}
+
 /* Byte offset of the next fault not fired yet, or RSH_SIM_NO_OFFSET. */
 static uint64_t
 rsh_sim_fault_next(const struct rsh_sim *sim)
@@ -33,7 +46,7 @@ rsh_sim_fault_next(const struct rsh_sim *sim)
 
 	if (i < sim->cfg.n_stalls && sim->cfg.stall[i].offset < next)
 		next = sim->cfg.stall[i].offset;
-	return next;
+	return RTE_MIN(next, rsh_sim_fault_armreset_at(sim));
 }
 
 /* Words the consumer may take before reaching the next fault offset. */

@@ -545,4 +545,7 @@ uint64_t rsh_sim_fault_limit(const struct rsh_sim *sim);
 /* Fire the faults whose offset was reached at TSC t. */
 void rsh_sim_fault_fire(struct rsh_sim *sim, uint64_t t);
 
+/* Stream offset of a pending armreset@<offset>, or RSH_SIM_NO_OFFSET. */
+uint64_t rsh_sim_fault_armreset_at(const struct rsh_sim *sim);
+
 #endif /* RSH_SIM_PRIV_H */

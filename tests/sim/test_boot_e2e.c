@@ -349,6 +349,29 @@ test_gone(void **state)
 	free(s.buf);
 }
 
+/* The ARM resets on its own mid-push (armreset@): the push fails with
+ * -EIO and a line saying so, BOOT_CONTROL is restored, no hang. */
+static void
+test_armreset(void **state)
+{
+	struct rsh_t_stream s;
+	struct rsh_t_run r;
+	struct rsh_boot_opts o;
+
+	(void)state;
+	rsh_t_stream_make(&s, 1048576, 6);
+	rsh_t_opts(&o, 300000);
+	rsh_t_open(&r, "sim:bf3,armreset@64K");
+	rsh_t_push(&r, &s, &o);
+	assert_int_equal(r.rc, -EIO);
+	assert_non_null(strstr(r.err, "unreachable during the push (the ARM was reset?)"));
+	assert_non_null(strstr(r.err, "BOOT_CONTROL restored"));
+	assert_int_equal(r.sim.arm_resets, 1);
+	assert_false(r.sim.gone);
+	rsh_t_close(&r);
+	free(s.buf);
+}
+
 /* Cancel mid-push: -ECANCELED and BOOT_CONTROL restored. */
 static void
 test_cancel(void **state)
@@ -454,6 +477,7 @@ main(void)
 		cmocka_unit_test_teardown(test_stall_resumes, rsh_t_test_teardown),
 		cmocka_unit_test_teardown(test_stall_times_out, rsh_t_test_teardown),
 		cmocka_unit_test_teardown(test_gone, rsh_t_test_teardown),
+		cmocka_unit_test_teardown(test_armreset, rsh_t_test_teardown),
 		cmocka_unit_test_teardown(test_cancel, rsh_t_test_teardown),
 		cmocka_unit_test_teardown(test_reference_policy, rsh_t_test_teardown),
 		cmocka_unit_test_teardown(test_busy, rsh_t_test_teardown),

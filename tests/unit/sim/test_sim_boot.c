@@ -658,6 +658,31 @@ test_gone(void **state)
 	rsh_t_check_gone("sim:bf3,gone@8K,resetwin=0,drain=50M");
 }
 
+/* armreset@8K: the boot ROM takes 8 KiB of the stream, then the ARM
+ * resets on its own (at the next access): the boot FIFO is emptied, the
+ * consumer restarts, and the trigger fires once. */
+static void
+test_armreset_offset(void **state)
+{
+	static uint64_t w[4096];
+	struct rsh_t_sim t;
+
+	(void)state;
+	rsh_t_sim_open(&t, "sim:bf3,armreset@8K,resetwin=0");
+	rsh_t_reset_for_fifo_boot(&t);
+	assert_int_equal(rsh_t_push(&t, w, 1024, 20), 1024);
+	assert_int_equal(rsh_t_stats(&t).consumed_bytes, 8192);
+	assert_int_equal(rsh_t_stats(&t).arm_resets, 0);
+	(void)rsh_t_rd(&t, RSH_SCRATCHPAD1); /* the access that runs the event */
+	assert_int_equal(rsh_t_stats(&t).arm_resets, 1);
+	assert_int_equal(rsh_t_stats(&t).consumed_bytes, 0);
+	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), 0);
+	rsh_t_push(&t, w, 2048, 20); /* more than 8 KiB again: no refire */
+	assert_int_equal(rsh_t_stats(&t).arm_resets, 1);
+	assert_true(rsh_t_stats(&t).consumed_bytes > 8192);
+	rsh_t_sim_close(&t);
+}
+
 int
 main(void)
 {
@@ -675,6 +700,7 @@ main(void)
 		cmocka_unit_test(test_empty_time),
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_armreset_offset),
 	};
 
 	/* Every case on the virtual clock: rates and stalls exact, no waiting. */
