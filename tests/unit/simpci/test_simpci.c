@@ -277,6 +277,54 @@ test_cfg_livefish(void **state)
 	assert_int_equal(t_lf_calls, 4);
 }
 
+/* BlueField-1 and -2 (hardware-notes §1.1, §1.2): their device IDs, the
+ * revision the device reports, a 64-bit 1 MiB BAR0, the PCIe capability
+ * at the Gen4 x16 link. */
+static void
+test_cfg_generations(void **state)
+{
+	static const struct { enum rsh_gen gen; uint32_t id; unsigned int speed; } g[] = {
+		{ RSH_GEN_BF1, 0xC2D215B3, 4 },
+		{ RSH_GEN_BF2, 0xC2D315B3, 4 },
+	};
+	struct t_ctx *c = *state;
+
+	for (unsigned int i = 0; i < RTE_DIM(g); i++) {
+		c->dev.be.gen = g[i].gen;
+		c->dev.be.revision = 2;
+		c->dev.be.bar_size = 0x100000;
+		assert_int_equal(rsh_simpci_init(&c->s, c->s.fd, &c->dev.be), 0);
+		assert_int_equal(t_cfg_rd(c, 0x00, 4), g[i].id);
+		assert_int_equal(t_cfg_rd(c, 0x08, 1), 2);
+		assert_int_equal(t_cfg_rd(c, 0x0A, 2), 0x0801);
+		assert_int_equal(t_cfg_rd(c, 0x3D, 1), 1);
+		assert_int_equal(t_cfg_rd(c, 0x52, 2) & 0x3FF, g[i].speed | 16 << 4);
+		t_reset(c);
+		t_cfg_wr(c, 0x10, 0xFFFFFFFF, 4);
+		assert_int_equal(t_cfg_rd(c, 0x10, 4), 0xFFF00004);
+		t_cfg_wr(c, 0x14, 0xFFFFFFFF, 4);
+		assert_int_equal(t_cfg_rd(c, 0x14, 4), 0xFFFFFFFF);
+	}
+}
+
+/* DEVICE_RESET puts the command register and BAR0 back to their reset
+ * values (what a function reset does to config space). */
+static void
+test_cfg_device_reset(void **state)
+{
+	struct t_ctx *c = *state;
+
+	t_reset(c);
+	t_cfg_wr(c, 0x10, T_BASE, 4);
+	t_cfg_wr(c, 0x04, 0x0406, 2);
+	assert_int_equal(t_cfg_rd(c, 0x04, 2), 0x0406);
+	assert_int_equal(rsh_simpci_cfg_bar0(&c->s.cfg), T_BASE);
+	t_reset(c);
+	assert_int_equal(t_cfg_rd(c, 0x04, 2), 0);
+	assert_int_equal(t_cfg_rd(c, 0x10, 4), 4);
+	assert_int_equal(c->s.st.msgs[RSH_MPQ_DEVICE_RESET], 2);
+}
+
 /* PCI_COMMAND: MEMORY, MASTER, INTX_DISABLE writable, I/O not. */
 static void
 test_cfg_command(void **state)
@@ -491,6 +539,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cfg_identity, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_cfg_command, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_cfg_generations, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_cfg_device_reset, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_cfg_livefish, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_probe, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_rw64, t_setup, t_teardown),
