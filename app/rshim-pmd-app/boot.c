@@ -171,9 +171,10 @@ rsh_app_summary(const char *dev, const struct rsh_boot_stats *st)
 	double sec = (double)st->elapsed_ns / 1e9;
 	double mib = (double)st->bytes_pushed / 1048576.0;
 
-	printf("%s: pushed %" PRIu64 " bytes in %.3f s: %.1f MiB/s; MMIO per MiB: %.1f reads, %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%.1f s)\n",
+	printf("%s: pushed %" PRIu64 " bytes in %.3f s: %.1f MiB/s; MMIO per MiB: %.1f reads (%.1f FIFO status), %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%.1f s)\n",
 	       dev, st->bytes_pushed, sec, sec > 0 ? mib / sec : 0,
 	       mib > 0 ? (double)st->mmio.reads / mib : 0,
+	       mib > 0 ? (double)st->status_reads / mib : 0,
 	       mib > 0 ? (double)st->mmio.writes / mib : 0,
 	       st->fifo_full_waits, st->stalls, (double)st->stall_ns / 1e9);
 }
@@ -252,6 +253,7 @@ rsh_app_push_json(struct rsh_json *j, const struct rsh_app_push *r)
 	rsh_json_double(j, "elapsed_s", sec);
 	rsh_json_double(j, "mib_per_s", sec > 0 ? mib / sec : 0);
 	rsh_json_u64(j, "mmio_reads", st->mmio.reads);
+	rsh_json_u64(j, "status_reads", st->status_reads);
 	rsh_json_u64(j, "mmio_writes", st->mmio.writes);
 	rsh_json_u64(j, "fifo_full_waits", st->fifo_full_waits);
 	rsh_json_u64(j, "stalls", st->stalls);

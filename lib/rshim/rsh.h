@@ -294,6 +294,9 @@ struct rsh_boot_stats {
 	uint64_t bytes_pushed;   /**< written into the boot FIFO */
 	uint64_t words_pushed;
 	uint64_t fifo_full_waits;/**< times the FIFO had no room */
+	uint64_t status_reads;   /**< BOOT_FIFO_COUNT reads of the push (the
+				      credit loop's; mmio.reads adds what else
+				      ran on the device meanwhile) */
 	uint64_t stalls;         /**< no progress for >= 100 ms */
 	uint64_t stall_ns;       /**< total time spent in those stalls */
 	uint64_t sleeps;         /**< back-off sleeps of the poll lcore */

@@ -420,6 +420,7 @@ rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st)
 	st->words_pushed = __atomic_load_n(&b->words_pushed, __ATOMIC_RELAXED);
 	st->bytes_pushed = st->words_pushed * 8;
 	st->fifo_full_waits = __atomic_load_n(&b->full_waits, __ATOMIC_RELAXED);
+	st->status_reads = __atomic_load_n(&b->count_reads, __ATOMIC_RELAXED);
 	st->stalls = __atomic_load_n(&b->stalls, __ATOMIC_RELAXED);
 	st->stall_ns = __atomic_load_n(&b->stall_ns, __ATOMIC_RELAXED);
 	st->sleeps = __atomic_load_n(&b->sleeps, __ATOMIC_RELAXED);

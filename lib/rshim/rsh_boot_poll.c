@@ -140,6 +140,7 @@ rsh_boot_read_count(struct rsh_boot *b, uint64_t now, uint32_t *count)
 	uint64_t v = rsh_dev_rd(b->dev, RSH_BOOT_FIFO_COUNT);
 	int rc = rsh_dev_val_err(v);
 
+	__atomic_store_n(&b->count_reads, b->count_reads + 1, __ATOMIC_RELAXED);
 	if (rc < 0)
 		return rc;
 	*count = v & RSH_BOOT_FIFO_COUNT__MASK;

@@ -81,6 +81,7 @@ struct rsh_boot {
 	uint64_t pad_bytes;
 	uint64_t words_pushed;
 	uint64_t full_waits;
+	uint64_t count_reads;          /* BOOT_FIFO_COUNT reads of the push */
 	uint64_t stalls;
 	uint64_t stall_ns;
 	uint64_t sleeps;

@@ -27,7 +27,7 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 BF3_BOOT_CONTROL, BF3_SCRATCHPAD2 = 0x528, 0xC48  # hardware-notes §1.5
 BF3_BOOT_FIFO_DATA, BF3_RESET_CONTROL = 0x2000, 0x500
 PUSH = re.compile(r"pushed (\d+) bytes in ([\d.]+) s: ([\d.]+) MiB/s; MMIO per MiB: "
-                  r"([\d.]+) reads, ([\d.]+) writes")
+                  r"([\d.]+) reads \(([\d.]+) FIFO status\), ([\d.]+) writes")
 MODEL = re.compile(r"MMIO cost model .*: ([\d.]+) s, ([\d.]+) MiB/s")
 
 
@@ -98,7 +98,8 @@ def main():
     vm = [int(m.group(1)) / 1048576 / float(m.group(2)) for m in pushes]
     vm_mibs = statistics.median(vm)
     vm_rd = statistics.median(float(m.group(4)) for m in pushes)
-    vm_wr = statistics.median(float(m.group(5)) for m in pushes)
+    vm_st = statistics.median(float(m.group(5)) for m in pushes)
+    vm_wr = statistics.median(float(m.group(6)) for m in pushes)
     # each push against the model at its own run's round trip
     ip, ratio = [], []
     for (r, w), mibs in zip(rtt, vm):
@@ -107,8 +108,13 @@ def main():
         ratio.append(float(mm.group(2)) / mibs)
     ip_mibs = statistics.median(float(mm.group(2)) for _, mm in ip)
     ip_rd = statistics.median(float(pm.group(4)) for pm, _ in ip)
-    ip_wr = statistics.median(float(pm.group(5)) for pm, _ in ip)
+    ip_st = statistics.median(float(pm.group(5)) for pm, _ in ip)
+    ip_wr = statistics.median(float(pm.group(6)) for pm, _ in ip)
     diff = (ip_mibs - vm_mibs) / vm_mibs * 100
+    # the push's own MMIO (status reads, data writes): the model must
+    # predict it too; the other reads scale with wall time (housekeeping)
+    ops = [(vm_st, ip_st), (vm_wr, ip_wr)]
+    ops_ok = all(abs(i - v) <= 0.1 * v for v, i in ops)
     print("trap-and-emulate (QEMU TCG guest, rshim-sim-pci), medians of %d runs" % runs)
     print("MMIO round trip: read %.1f us, write %.1f us to a scratch register, %.1f us to the "
           "boot FIFO being consumed (8 bytes, resource0 mmap); the model is given the "
@@ -116,12 +122,16 @@ def main():
     print("%-44s %12s %12s" % ("1 MiB boot push, BlueField-3", "guest VFIO", "cost model"))
     print("%-44s %12.3f %12.3f" % ("MiB/s", vm_mibs, ip_mibs))
     print("%-44s %12.1f %12.1f" % ("MMIO reads per MiB", vm_rd, ip_rd))
+    print("%-44s %12.1f %12.1f" % ("  of them BOOT_FIFO_COUNT (the push's)", vm_st, ip_st))
+    print("%-44s %12.1f %12.1f" % ("  others (housekeeping, per second)",
+                                   (vm_rd - vm_st) * vm_mibs, (ip_rd - ip_st) * ip_mibs))
     print("%-44s %12.1f %12.1f" % ("MMIO writes per MiB", vm_wr, ip_wr))
     print("per run: " + ", ".join("rtt %.1f/%.1f us, %.3f MiB/s (model %+.1f %%)" % (
         r / 1000, w / 1000, m, (q - 1) * 100) for (r, w), m, q in zip(rtt, vm, ratio)))
-    print("cost model vs measured (medians): %+.1f %% (%s)" % (
-        diff, "within 10 %" if abs(diff) <= 10 else "OUTSIDE 10 %"))
-    return 0 if abs(diff) <= 10 else 1
+    print("cost model vs measured (medians): %+.1f %% (%s); the push's MMIO per MiB %s" % (
+        diff, "within 10 %" if abs(diff) <= 10 else "OUTSIDE 10 %",
+        "within 10 %" if ops_ok else "OUTSIDE 10 %"))
+    return 0 if abs(diff) <= 10 and ops_ok else 1
 
 
 if __name__ == "__main__":
