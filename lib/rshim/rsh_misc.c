@@ -314,9 +314,11 @@ rsh_misc_read(struct rsh_dev *dev, char *buf, size_t len)
 	v.boot_reset_skip = c->boot_reset_skip;
 	v.clear_on_read = c->clear_on_read;
 	v.opn = opn;
-	/* NVIDIA's rshim names PCIe devices "pcie-<domain:bus:dev.fn>". */
+	/* NVIDIA's rshim names PCIe devices "pcie-<domain:bus:dev.fn>", a
+	 * livefish function "pcie-lf-<domain:bus:dev.fn>". */
 	snprintf(name, sizeof(name), "%s%s",
-		 strcmp(rsh_dev_driver(dev), "pci") == 0 ? "pcie-" : "", dev->name);
+		 strcmp(rsh_dev_driver(dev), "pci") != 0 ? "" :
+		 dev->be->livefish ? "pcie-lf-" : "pcie-", dev->name);
 	v.dev_name = name;
 	if (!v.drop) {
 		rc = rsh_misc_read_regs(dev, &v, opn);
