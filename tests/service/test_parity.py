@@ -257,37 +257,53 @@ class ParityTest(unittest.TestCase):
         return [ln.split()[0] for ln in text.splitlines() if ln.strip()]
 
     def test_misc_during_push_same_keys(self):
-        # drain=1M: the 1.5 MiB push takes about a second and a half.
-        s = self.svc(["bf2,drain=1M", "bf3,drain=1M"])
-        idle = [misc_lines(s, BASE), misc_lines(s, BASE + 1)]
-        for i in range(2):
-            done = []
-            t = threading.Thread(target=lambda: done.append(push(DEMO, s.node(BASE + i, "boot"))))
-            t.start()
-            self.assertTrue(wait_for(lambda: stats(s, BASE + i)["boot_bytes_pushed"] > 0 or done,
-                                     60))
-            during = misc_lines(s, BASE + i)
-            t.join(120)
-            self.assertEqual(done[0][0], 0, done)
-            self.assertFalse(t.is_alive())
-            self.assertEqual(self.keys(during), self.keys(idle[i]), during)
+        # The test is the writer: misc is read between the writes and the
+        # close, so the push owns the device throughout the read; drain=512K
+        # keeps the 1.5 MiB stream going for about three seconds, and the
+        # counters show it still streaming once the read returned.
+        s = self.svc(["bf2,drain=512K", "bf3,drain=512K"])
+        with open(DEMO, "rb") as f:
+            data = f.read()
+        for i, want in ((0, ("BlueField-2(Rev 1)", "MBF2M516A-CEEOT", "USB_TIMEOUT")),
+                        (1, ("BlueField-3(Rev 1)", "SECURE_NIC_MODE", "USB_TIMEOUT"))):
+            idx = BASE + i
+            idle = misc_lines(s, idx)
+            boot = open(s.node(idx, "boot"), "wb", buffering=0)  # the reset is over
+            try:
+                boot.write(data)
+                self.assertTrue(wait_for(lambda: stats(s, idx)["boot_bytes_pushed"] > 0, 60))
+                during = misc_lines(s, idx)
+                pushed = stats(s, idx)["boot_bytes_pushed"]
+            finally:
+                boot.close()  # the push's result: raises if it failed
+            self.assertLess(pushed, len(data), "the stream was over before misc was read")
+            self.assertEqual(stats(s, idx)["boot_pushes"], 1)
+            self.assertEqual(self.keys(during), self.keys(idle), during)
             for key in ("DEV_INFO", "OPN_STR", "DEV_NAME"):
-                line = [ln for ln in idle[i].splitlines() if ln.startswith(key)]
+                line = [ln for ln in idle.splitlines() if ln.startswith(key)]
                 self.assertIn(line[0], during)
-        self.assertIn("BlueField-2(Rev 1)", during if i == 0 else idle[0])
-        self.assertIn("MBF2M516A-CEEOT", idle[0])
-        self.assertIn("SECURE_NIC_MODE", during)
-        self.assertIn("USB_TIMEOUT", during)
+            for text in want:
+                self.assertIn(text, during)
 
     def test_misc_sw_reset_waits_for_reset(self):
-        s = self.svc(["bf3,booted=1"], conf="PCIE_RESET_DELAY 1\n")
-        t0 = time.monotonic()
+        # resetwin=1500ms: after the reset key every read of the emulated
+        # rshim returns the "not reachable" pattern for 1.5 s. A write that
+        # returned before the reset was over would leave the read below
+        # inside that window.
+        s = self.svc(["bf3,booted=1,resetwin=1500ms"], conf="PCIE_RESET_DELAY 1\n")
+        sp3 = "0x13000c50.64"  # SCRATCHPAD3: boot progress in bits 7:0
+        self.cmd(s, "-i", str(BASE), "-r", sp3, "0")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", sp3)
+        self.assertEqual(out, "[0x13000c50] -> 0x0000000000000000\n")
         misc_write(s, BASE, "SW_RESET 1")
-        took = time.monotonic() - t0
-        # When the write returns the reset is over: the line is there.
-        self.assertIn("SW_RESET done", s.text())
-        self.assertGreaterEqual(took, 1.0)
-        self.assertIn("SW_RESET 1\": ok", s.text())
+        # When the write returns the ARM was reset (the boot ROM wrote its
+        # progress: booted from eMMC) and the rshim answers again.
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", sp3)
+        self.assertEqual(out, "[0x13000c50] -> 0x0000000000000004\n")
+        text = s.text()
+        self.assertEqual(text.count("resetting the ARM (software reset)"), 1, text)
+        self.assertLess(text.index("resetting the ARM"), text.index("SW_RESET done"), text)
+        self.assertLess(text.index("SW_RESET done"), text.index("SW_RESET 1\": ok"), text)
 
     def test_misc_opn_bf3_write_32bit(self):
         s = self.svc(["bf3"])
@@ -389,9 +405,16 @@ class ParityTest(unittest.TestCase):
         self.assertRegex(text, r"rshim: reg: sim:bf3[^:]*: [^:]+: W64 BAR 0x000518 <- "
                                r"0x0000000000001234")
         trace = [ln for ln in text.splitlines() if "rshim: reg: " in ln]
-        # The ownership check at open, the health checks, the request.
-        self.assertIn("SCRATCHPAD1", "".join(trace) + " SCRATCHPAD1")
-        self.assertTrue(any("BAR 0x000c40" in ln for ln in trace), trace[:20])
+        # The ownership check at open (SCRATCHPAD1, BAR 0xc40: read, then
+        # the keepalive written), before the request.
+        own = [n for n, ln in enumerate(trace) if ": ownership check: " in ln]
+        req = [n for n, ln in enumerate(trace) if "W64 BAR 0x000518 <- " in ln]
+        self.assertTrue(own and req, trace[:20])
+        self.assertLess(own[-1], req[0], trace[:20])
+        own_lines = [trace[n] for n in own]
+        self.assertTrue(any("R64 BAR 0x000c40 -> " in ln for ln in own_lines), own_lines)
+        self.assertTrue(any("W64 BAR 0x000c40 <- 0x0000005089836482" in ln
+                            for ln in own_lines), own_lines)
         # Control path only: every line names the command it belongs to.
         self.assertEqual([ln for ln in trace if ": -: " in ln], [])
         # Off by default.
@@ -451,6 +474,23 @@ class ParityTest(unittest.TestCase):
         # A BMC that ignores the request: drop mode, still served.
         s2 = self.svc(["bf3,owner=bmc-old"], base=BASE + 5, extra=["-F"])
         self.assertRegex(misc_lines(s2, BASE + 5), r"(?m)^DROP_MODE\s+1")
+
+    def test_owner_at_start_force_mode_conf(self):
+        # FORCE_MODE 1 in the configuration acts as -F: one takeover
+        # request at start, acknowledged by the emulated BMC, no drop mode.
+        s = self.svc(["bf3,owner=bmc"], conf="FORCE_MODE 1\n", extra=["-l", "4"])
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
+        text = s.text()
+        self.assertEqual(text.count("(ownership check, with a takeover request)"), 1, text)
+        self.assertEqual(text.count("acknowledged the takeover (OSP_ACK)"), 1, text)
+        self.assertNotIn("served in drop mode", text)
+        # FORCE_MODE 0: no request; served in drop mode.
+        s2 = self.svc(["bf3,owner=bmc"], base=BASE + 5, conf="FORCE_MODE 0\n",
+                      extra=["-l", "4"])
+        self.assertRegex(misc_lines(s2, BASE + 5), r"(?m)^DROP_MODE\s+1")
+        self.assertIn("served in drop mode", s2.text())
+        self.assertNotIn("with a takeover request", s2.text())
+        self.assertNotIn("acknowledged the takeover", s2.text())
 
     def test_owner_at_start_released(self):
         # An emulated BMC in a process of its own holds the device for a
