@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rsh_parse.h"
 #include "svc.h"
@@ -309,6 +311,29 @@ rsh_svc_conf_read(FILE *f, const char *path, struct rsh_svc_conf *c)
 	return rc;
 }
 
+/*
+ * The configuration read when none is named: rshim-pmd.conf in the
+ * build's sysconfdir; when that is absent and NVIDIA's /etc/rshim.conf
+ * exists, NVIDIA's file (*nvidia true). The service and command mode's -p
+ * both read this one. RSHIM_PMD_TEST_ETC=DIR (for tests only) looks for
+ * both files in DIR instead.
+ */
+const char *
+rsh_svc_conf_pick(bool *nvidia)
+{
+	static char own[PATH_MAX], theirs[PATH_MAX];
+	const char *dir = getenv("RSHIM_PMD_TEST_ETC");
+
+	snprintf(own, sizeof(own), "%s", RSH_SVC_CONF_DEFAULT);
+	snprintf(theirs, sizeof(theirs), "%s", RSH_SVC_CONF_NVIDIA);
+	if (dir != NULL && dir[0] != '\0') {
+		snprintf(own, sizeof(own), "%.2000s/rshim-pmd.conf", dir);
+		snprintf(theirs, sizeof(theirs), "%.2000s/rshim.conf", dir);
+	}
+	*nvidia = access(own, F_OK) < 0 && access(theirs, F_OK) == 0;
+	return *nvidia ? theirs : own;
+}
+
 /* Parse the file into *c (defaults first). */
 int
 rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
@@ -326,7 +351,7 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 			    path, strerror(errno));
 		return -errno;
 	}
-	/* /dev/null is the empty configuration ("-c /dev/null": defaults
+	/* /dev/null is the empty configuration ("-C /dev/null": defaults
 	 * only); any other device, a FIFO or a directory is refused. */
 	if (fstat(fileno(f), &st) == 0 && S_ISCHR(st.st_mode) &&
 	    strcmp(path, "/dev/null") == 0) {

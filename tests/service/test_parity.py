@@ -544,6 +544,41 @@ class ParityTest(unittest.TestCase):
         self.assertEqual(out.split(), ["BOOT_TIMEOUT", "300", "PCIE_RESET_DELAY", "5",
                                        "USB_RESET_DELAY", "1", "USB_TIMEOUT", "40"])
 
+    def test_config_fallback_nvidia_file(self):
+        # No rshim-pmd.conf and NVIDIA's rshim.conf present: the service and
+        # `-c -p` both read NVIDIA's file (RSHIM_PMD_TEST_ETC puts both
+        # files in a directory of this run).
+        etc = tempfile.mkdtemp(prefix="rshim-etc-")
+        with open(os.path.join(etc, "rshim.conf"), "w") as f:
+            f.write("BOOT_TIMEOUT 123\nUSB_TIMEOUT 9\n")
+        env = dict(ENV, RSHIM_PMD_TEST_ETC=etc)
+        try:
+            p = subprocess.run([SVC, "-c", "-p", "BOOT_TIMEOUT", "-p", "all"],
+                               capture_output=True, text=True, timeout=60, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split(), ["123", "BOOT_TIMEOUT", "123",
+                                                "PCIE_RESET_DELAY", "5", "USB_RESET_DELAY",
+                                                "1", "USB_TIMEOUT", "9"])
+            svc_helper.ENV["RSHIM_PMD_TEST_ETC"] = etc
+            try:
+                s = Service(["bf3"], BASE)
+                i = s.args.index("-c")
+                del s.args[i:i + 2]
+                self.svcs.append(s)
+                self.assertTrue(s.start(), s.text())
+            finally:
+                del svc_helper.ENV["RSHIM_PMD_TEST_ETC"]
+            self.assertIn("reading NVIDIA's %s/rshim.conf" % etc, s.text())
+            self.assertIn("BOOT_TIMEOUT    123", misc_lines(s, BASE))
+            # rshim-pmd.conf, once there, is the one read.
+            with open(os.path.join(etc, "rshim-pmd.conf"), "w") as f:
+                f.write("BOOT_TIMEOUT 77\n")
+            p = subprocess.run([SVC, "-c", "-p", "BOOT_TIMEOUT"], capture_output=True,
+                               text=True, timeout=60, env=env)
+            self.assertEqual(p.stdout, "77\n", p.stderr)
+        finally:
+            shutil.rmtree(etc, ignore_errors=True)
+
     def test_config_device_kinds_on_command_line(self):
         p = subprocess.run([SVC, "-f", "-d", "usb-2-1.7"], capture_output=True, text=True,
                            timeout=30)
@@ -582,8 +617,7 @@ class ParityTest(unittest.TestCase):
         _, out, _ = self.cmd(s, "-i", str(BASE), "-s", "0")
         _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
         self.assertEqual(out, "0x0\n")
-        for bad in (["-r", "0x518"], ["-r", "0x518.16"], ["-r", "zz.64"], ["-s", "2"],
-                    ["-p", "NOPE"]):
+        for bad in (["-r", "0x518"], ["-r", "0x518.16"], ["-r", "zz.64"], ["-p", "NOPE"]):
             rc, out, err = self.cmd(s, "-i", str(BASE), *bad, ok=False)
             self.assertEqual(rc, 2, bad)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
@@ -592,6 +626,51 @@ class ParityTest(unittest.TestCase):
         self.assertIn("bfdump", err)
         # The register writes went through the service: audited there.
         self.assertIn("register write 0x13000518 <- 0x1234: ok", s.text())
+
+    def test_cmdmode_set_debug_values(self):
+        # -s reads its argument as NVIDIA's atol(): non-zero sets the flag,
+        # 0 or anything without a leading number clears it.
+        s = self.svc(["bf3"])
+        for arg, want in (("2", "0x1\n"), ("0", "0x0\n"), ("-1", "0x1\n"),
+                          ("off", "0x0\n"), ("7x", "0x1\n")):
+            _, out, _ = self.cmd(s, "-i", str(BASE), "--set-debug=" + arg, "-g")
+            self.assertEqual(out, want, arg)
+
+    def test_cmdmode_operations_in_order(self):
+        s = self.svc(["bf3"])
+        with open(s.conf, "w") as f:
+            f.write("BOOT_TIMEOUT 77\n")
+        # Every operation runs, in the order given, as NVIDIA's.
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-s", "1", "-g", "-r", "0x13000518.64",
+                             "-p", "BOOT_TIMEOUT", "-s", "0", "-g", "-r", "0x518.64", "0x5",
+                             "-r", "0x13000518.64", "-C", s.conf)
+        self.assertEqual(out.splitlines(), ["0x1", "[0x13000518] -> 0x0000000040000000", "77",
+                                            "0x0", "[0x518] <- 0x0000000000000005",
+                                            "[0x13000518] -> 0x0000000000000005"])
+        # A syntax error anywhere: nothing runs (the flag stays clear).
+        rc, out, err = self.cmd(s, "-i", str(BASE), "-s", "1", "-r", "0x518", ok=False)
+        self.assertEqual((rc, out), (2, ""), err)
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
+        self.assertEqual(out, "0x0\n")
+        # A failing operation ends the run: what ran before it printed.
+        rc, out, err = self.cmd(s, "-i", str(BASE), "-g", "-r", "0x14000000.64", "-s", "1",
+                                ok=False)
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(out, "0x0\n")
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
+        self.assertEqual(out, "0x0\n")
+
+    def test_cmdmode_default_index(self):
+        # No -i: rshim0's node (the service here serves rshim0 in its own
+        # node directory).
+        s = self.svc(["bf3"], base=0)
+        _, out, _ = self.cmd(s, "-r", "0x13000518.64", "0x99")
+        self.assertEqual(out, "[0x13000518] <- 0x0000000000000099\n")
+        self.assertIn("rshim0: audit: ", s.text())
+        self.assertIn("register write 0x13000518 <- 0x99: ok", s.text())
+        _, out, _ = self.cmd(s, "-g")
+        self.assertEqual(out, "0x0\n")
 
     def test_cmdmode_direct_and_held(self):
         # -d DEV on a device no service holds: opened directly.
