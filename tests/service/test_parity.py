@@ -544,6 +544,35 @@ class ParityTest(unittest.TestCase):
         self.assertEqual(out.split(), ["BOOT_TIMEOUT", "300", "PCIE_RESET_DELAY", "5",
                                        "USB_RESET_DELAY", "1", "USB_TIMEOUT", "40"])
 
+    def test_config_unknown_key_shapes(self):
+        # A key rshim-pmd does not know is skipped with one warning, whatever
+        # follows it; a malformed line of a known key is still an error.
+        conf = ("NO_VALUE_KEY\n"
+                "TWO_VALUES a b\n"
+                + "K" * 40 + " 1\n"
+                + "LONG_VALUE " + "v" * 100 + "\n"
+                + "LONG_LINE " + "w " * 1500 + "\n"
+                "BOOT_TIMEOUT 77\n")
+        s = self.svc(["bf3"], conf=conf)
+        warn = [ln for ln in s.text().splitlines() if "rshim-pmd.conf:" in ln]
+        self.assertEqual(len(warn), 5, s.text())
+        for n, w in enumerate(warn):
+            self.assertIn("rshim-pmd.conf:%d: unknown key: skipped" % (n + 1), w)
+        self.assertIn("BOOT_TIMEOUT    77", misc_lines(s, BASE))
+        # The command mode reads the same file: values on stdout only.
+        rc, out, err = self.cmd(s, "-p", "BOOT_TIMEOUT", "-C", s.conf)
+        self.assertEqual(out, "77\n")
+        self.assertEqual(err.count("unknown key: skipped"), 5, err)
+        for text, why in (("BOOT_TIMEOUT 1 2\n", "more than one value"),
+                          ("BOOT_TIMEOUT\n", "missing value"),
+                          ("NODE_GROUP " + "g" * 40 + "\n", "group name longer than 31"),
+                          ("BOOT_TIMEOUT 5 " + "w " * 1500 + "\n", "line longer than 1024")):
+            bad = Service(["bf3"], BASE + 5, conf=text)
+            self.svcs.append(bad)
+            bad.start(timeout=30)
+            self.assertEqual(bad.proc.wait(30), 2, bad.text())
+            self.assertIn("rshim-pmd.conf:1: " + why, bad.text())
+
     def test_config_fallback_nvidia_file(self):
         # No rshim-pmd.conf and NVIDIA's rshim.conf present: the service and
         # `-c -p` both read NVIDIA's file (RSHIM_PMD_TEST_ETC puts both
