@@ -80,9 +80,10 @@ struct rsh_svc_cons {
 	int slave;                 /* kept open: the line's flags are checked on it */
 	int ino;                   /* inotify: client opens and closes of pts */
 	char pts[32];              /* /dev/pts/N */
-	pthread_mutex_t mu;        /* guards users, opens, ino reads, grace */
+	pthread_mutex_t mu;        /* guards users, excl, opens, ino reads, grace */
 	bool mu_inited;
 	unsigned int users;        /* clients with pts open */
+	bool excl;                 /* TIOCEXCL set on the line (users > 0) */
 	uint64_t opens;
 	uint64_t grace_until;      /* ns: a flush until then is the opener's */
 	uint64_t grace;            /* relay's copy of grace_until */

@@ -11,6 +11,7 @@ Exit 77 (skipped) only when FUSE cannot be used on this host.
 """
 
 import errno
+import grp
 import json
 import os
 import pty
@@ -181,6 +182,48 @@ class ParityTest(unittest.TestCase):
         self.assertEqual(os.readlink(link), pts)
         os.close(os.open(link, os.O_RDWR | os.O_NOCTTY))
         self.assertIn("console open: Device or resource busy", s.text())
+
+    def test_console_exclusive_for_group(self):
+        # NODE_GROUP makes the terminal 0660: while a client has the console
+        # open, a group member opening /dev/pts/M by that name gets EBUSY,
+        # as through the link.
+        group = grp.getgrgid(65534).gr_name
+        s = self.svc(["bf3,booted=1"], conf="NODE_GROUP %s\n" % group)
+        link = s.node(BASE, "console")
+        pts = os.readlink(link)
+        st = os.stat(pts)
+        self.assertEqual((st.st_mode & 0o777, st.st_gid), (0o660, 65534))
+
+        def member_open():
+            try:
+                os.close(os.open(pts, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK))
+                return 0
+            except OSError as e:
+                return e.errno
+        self.assertEqual(self.as_nobody(member_open), 0)
+        self.assertEqual(os.readlink(link), pts)
+        fd = os.open(link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            self.assertEqual(os.readlink(link), ".in-use")
+            self.assertEqual(self.as_nobody(member_open), errno.EBUSY)
+        finally:
+            os.close(fd)
+        self.assertEqual(os.readlink(link), pts)
+        self.assertEqual(self.as_nobody(member_open), 0)
+
+    @staticmethod
+    def as_nobody(fn):
+        """fn() in a child as uid/gid 65534; its return value."""
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                os._exit(fn())
+            except BaseException:
+                os._exit(99)
+        return os.waitpid(pid, 0)[1] >> 8
 
     def test_console_stty_sane_no_echo_loop(self):
         s = self.svc(["bf3,booted=1"])
