@@ -5,15 +5,22 @@
  *
  *   -r, --reg ADDR.32|ADDR.64 [VALUE]  read or write one register
  *   -g, --get-debug                    UEFI debug flag (BREADCRUMB1 bit 30)
- *   -s, --set-debug 0|1                set it
+ *   -s, --set-debug N                  set it (N non-zero) or clear it, N
+ *                                      read as NVIDIA's atol() reads it
  *   -p, --get-config NAME|all          BOOT_TIMEOUT, PCIE_RESET_DELAY,
  *                                      USB_RESET_DELAY, USB_TIMEOUT
  *   -m, --bfdump                       refused: see rshim-pmd(8)
  *
+ * Every operation given runs, in the order given, as NVIDIA's; the whole
+ * line is checked first (a typo in the last operation runs none), and the
+ * first operation that fails ends the run. -p reads the configuration the
+ * service would read (-C FILE names another).
+ *
  * The device: -i N goes through the service's node DIR/rshimN/rshim (the
  * register ioctls bf-reg uses, §5.3); -d DEV goes through the node of the
  * service that holds DEV (its lock record names it), else opens DEV in
- * this process; neither means rshim0's node. Main thread only.
+ * this process; neither means rshim0's node. It is opened at the first
+ * operation that needs it. Main thread only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +41,8 @@
 #define RSH_CMD_IOC_WRITE2 0xC00D5201u
 #define RSH_CMD_DEBUG_BIT (1ull << 30) /* BREADCRUMB1: UEFI debug enable */
 #define RSH_CMD_BREADCRUMB1 0x00000518u /* channel 0, every generation */
+
+#define RSH_CMD_MAX_OPS 32 /* operations in one command line */
 
 struct rsh_cmd_msg2 {
 	uint32_t addr;
@@ -91,43 +100,114 @@ rsh_cmd_num(const char *s, uint64_t *v)
 	return errno != 0 || end == s || *end != '\0' ? -EINVAL : 0;
 }
 
-/* -r ADDR.SIZE [VALUE]: "[0xADDR] -> 0x%016x" or "[0xADDR] <- ...". */
+/* One operation of the command line, checked before any runs. */
+struct rsh_cmd_op {
+	int op;             /* 'r', 'g', 's' or 'p' */
+	const char *arg;    /* as given: -r's ADDR.SIZE, -p's NAME */
+	uint32_t addr;      /* -r */
+	unsigned int size;  /* -r: 4 or 8 bytes */
+	bool wr;            /* -r with a VALUE */
+	uint64_t value;     /* -r's VALUE; -s: 1 set, 0 clear */
+};
+
+/* The command line: its operations in order, and where they go. */
+struct rsh_cmd_line {
+	struct rsh_cmd_op ops[RSH_CMD_MAX_OPS];
+	unsigned int n_ops;
+	const char *devstr;  /* -d */
+	int index;           /* -i, -1 when not given */
+	bool conf_given;     /* -C */
+};
+
+/* The configuration keys -p prints, in NVIDIA's order. */
+static const char *const rsh_cmd_keys[] = { "BOOT_TIMEOUT", "PCIE_RESET_DELAY",
+					    "USB_RESET_DELAY", "USB_TIMEOUT" };
+#define RSH_CMD_NKEYS (sizeof(rsh_cmd_keys) / sizeof(rsh_cmd_keys[0]))
+
+/* -r ADDR.SIZE [VALUE] checked into op. */
 static int
-rsh_cmd_reg(struct rsh_cmd_tgt *t, const char *spec, const char *value)
+rsh_cmd_reg_parse(struct rsh_cmd_op *op, const char *spec, const char *value)
 {
 	char tmp[64], *dot;
-	uint64_t addr, v = 0;
-	unsigned long bits;
-	int rc;
+	uint64_t addr = 0;
+	unsigned long bits = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s", spec);
 	dot = strchr(tmp, '.');
-	if (dot == NULL) {
-		fprintf(stderr, "rshim-pmd: -r %s: expected ADDR.32 or ADDR.64 [VALUE]\n", spec);
-		return -EINVAL;
+	if (dot != NULL) {
+		*dot++ = '\0';
+		bits = strtoul(dot, NULL, 10);
 	}
-	*dot++ = '\0';
-	bits = strtoul(dot, NULL, 10);
 	if ((bits != 32 && bits != 64) || rsh_cmd_num(tmp, &addr) < 0 || addr > UINT32_MAX ||
-	    (value != NULL && rsh_cmd_num(value, &v) < 0)) {
+	    (value != NULL && rsh_cmd_num(value, &op->value) < 0)) {
 		fprintf(stderr, "rshim-pmd: -r %s%s%s: expected ADDR.32 or ADDR.64 [VALUE], numbers in C syntax\n",
 			spec, value != NULL ? " " : "", value != NULL ? value : "");
 		return -EINVAL;
 	}
-	rc = rsh_cmd_rw(t, (uint32_t)addr, bits / 8, value != NULL, &v);
+	op->addr = (uint32_t)addr;
+	op->size = (unsigned int)bits / 8;
+	op->wr = value != NULL;
+	return 0;
+}
+
+/* One operation option into the line, checked; -EINVAL (usage) or
+ * -EPERM (refused) with one line on stderr. */
+static int
+rsh_cmd_op_add(struct rsh_cmd_line *l, int c, const char *arg, const char *value)
+{
+	struct rsh_cmd_op *op = &l->ops[l->n_ops];
+	bool known = false;
+
+	if (c == 'm') {
+		fprintf(stderr, "rshim-pmd: -m (bfdump) is not available in rshim-pmd; the DPU's boot log is in /dev/rshimN/misc at DISPLAY_LEVEL 2 and its console output is held for the next opener (a dump for NVIDIA support: see rshim-pmd(8))\n");
+		return -EPERM;
+	}
+	if (l->n_ops == RSH_CMD_MAX_OPS) {
+		fprintf(stderr, "rshim-pmd: at most %u operations in one command\n",
+			RSH_CMD_MAX_OPS);
+		return -EINVAL;
+	}
+	memset(op, 0, sizeof(*op));
+	op->op = c;
+	op->arg = arg;
+	if (c == 'r' && rsh_cmd_reg_parse(op, arg, value) < 0)
+		return -EINVAL;
+	/* NVIDIA's -s takes atol() of its argument: non-zero sets the flag,
+	 * anything else (0, or no leading number) clears it. */
+	if (c == 's')
+		op->value = strtoll(arg, NULL, 10) != 0;
+	for (unsigned int i = 0; c == 'p' && i < RSH_CMD_NKEYS; i++)
+		known |= strcmp(arg, rsh_cmd_keys[i]) == 0;
+	if (c == 'p' && !known && strcmp(arg, "all") != 0) {
+		fprintf(stderr, "rshim-pmd: -p %s: expected BOOT_TIMEOUT, PCIE_RESET_DELAY, USB_RESET_DELAY, USB_TIMEOUT or all\n",
+			arg);
+		return -EINVAL;
+	}
+	l->n_ops++;
+	return 0;
+}
+
+/* -r: "[0xADDR] -> 0x%016x" or "[0xADDR] <- ...". */
+static int
+rsh_cmd_reg(struct rsh_cmd_tgt *t, const struct rsh_cmd_op *op)
+{
+	uint64_t v = op->value;
+	int rc = rsh_cmd_rw(t, op->addr, op->size, op->wr, &v);
+
 	if (rc < 0) {
-		fprintf(stderr, "rshim-pmd: register 0x%" PRIx64 ": %s\n", addr,
+		fprintf(stderr, "rshim-pmd: register 0x%" PRIx32 ": %s\n", op->addr,
 			t->fd < 0 ? rsh_last_error() : strerror(-rc));
 		return rc;
 	}
-	printf("[0x%" PRIx64 "] %s 0x%016" PRIx64 "\n", addr, value != NULL ? "<-" : "->", v);
+	printf("[0x%" PRIx32 "] %s 0x%016" PRIx64 "\n", op->addr, op->wr ? "<-" : "->", v);
 	return 0;
 }
 
 /* -g / -s: the UEFI debug flag in BREADCRUMB1. */
 static int
-rsh_cmd_debug(struct rsh_cmd_tgt *t, bool set, bool on)
+rsh_cmd_debug(struct rsh_cmd_tgt *t, const struct rsh_cmd_op *op)
 {
+	bool set = op->op == 's';
 	uint64_t v = 0;
 	int rc = rsh_cmd_rw(t, RSH_CMD_BREADCRUMB1, 8, false, &v);
 
@@ -136,7 +216,7 @@ rsh_cmd_debug(struct rsh_cmd_tgt *t, bool set, bool on)
 		return 0;
 	}
 	if (rc == 0) {
-		v = on ? v | RSH_CMD_DEBUG_BIT : v & ~RSH_CMD_DEBUG_BIT;
+		v = op->value != 0 ? v | RSH_CMD_DEBUG_BIT : v & ~RSH_CMD_DEBUG_BIT;
 		rc = rsh_cmd_rw(t, RSH_CMD_BREADCRUMB1, 8, true, &v);
 	}
 	if (rc < 0)
@@ -146,29 +226,21 @@ rsh_cmd_debug(struct rsh_cmd_tgt *t, bool set, bool on)
 }
 
 /* -p NAME|all: the configuration's values, as NVIDIA prints them. */
-static int
+static void
 rsh_cmd_config(const struct rsh_svc_conf *c, const char *name)
 {
-	const struct { const char *key; int v; } keys[] = {
-		{ "BOOT_TIMEOUT", (int)c->boot_timeout_s },
-		{ "PCIE_RESET_DELAY", c->reset_delay_s >= 0 ? c->reset_delay_s : 5 },
-		{ "USB_RESET_DELAY", (int)c->usb_reset_delay_s },
-		{ "USB_TIMEOUT", (int)c->usb_timeout_s },
+	const int v[RSH_CMD_NKEYS] = {
+		(int)c->boot_timeout_s, c->reset_delay_s >= 0 ? c->reset_delay_s : 5,
+		(int)c->usb_reset_delay_s, (int)c->usb_timeout_s,
 	};
 	bool all = strcmp(name, "all") == 0;
-	int found = 0;
 
-	for (unsigned int i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (unsigned int i = 0; i < RSH_CMD_NKEYS; i++) {
 		if (all)
-			printf("%-18s%d\n", keys[i].key, keys[i].v);
-		else if (strcmp(name, keys[i].key) == 0)
-			printf("%d\n", keys[i].v);
-		found += all || strcmp(name, keys[i].key) == 0;
+			printf("%-18s%d\n", rsh_cmd_keys[i], v[i]);
+		else if (strcmp(name, rsh_cmd_keys[i]) == 0)
+			printf("%d\n", v[i]);
 	}
-	if (found == 0)
-		fprintf(stderr, "rshim-pmd: -p %s: expected BOOT_TIMEOUT, PCIE_RESET_DELAY, USB_RESET_DELAY, USB_TIMEOUT or all\n",
-			name);
-	return found > 0 ? 0 : -EINVAL;
 }
 
 /* EAL for a device opened in this process: private, quiet, small. */
@@ -218,27 +290,20 @@ rsh_cmd_open(struct rsh_svc *s, const char *devstr, int index, struct rsh_cmd_tg
 }
 
 static const char rsh_cmd_usage[] =
-"Usage: rshim-pmd -c [-i N | -d DEVICE] OPERATION  (NVIDIA rshim's command mode)\n"
+"Usage: rshim-pmd -c [-i N | -d DEVICE] OPERATION...  (NVIDIA rshim's command mode)\n"
 "  -r, --reg ADDR.32|ADDR.64 [VALUE]  read (or write) a register\n"
 "  -g, --get-debug                    print the UEFI debug flag\n"
-"  -s, --set-debug 0|1                set the UEFI debug flag\n"
+"  -s, --set-debug N                  set (N non-zero) or clear the UEFI debug flag\n"
 "  -p, --get-config NAME|all          print a configuration value\n"
 "  -m, --bfdump                       not available in rshim-pmd\n"
 "  -i, --index N                      through /dev/rshimN/rshim (default 0)\n"
 "  -d, --device DEV                   DEV: through its service's node, else directly\n"
-"  -C, --config FILE                  the configuration -p reads\n";
-
-/* The operation asked for (the last one given wins, as NVIDIA's runs in
- * order; rshim-pmd runs one). */
-struct rsh_cmd_op {
-	int op;
-	const char *arg, *value;
-};
+"  -C, --config FILE                  the configuration -p reads\n"
+"Operations run in the order given; the first that fails ends the run.\n";
 
 /* Parse the command-mode options; -1 with *code when main must return. */
 static int
-rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_op *op,
-	      const char **devstr, int *index, int *code)
+rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_line *l, int *code)
 {
 	static const struct option opts[] = {
 		{ "cmdmode", no_argument, NULL, 'c' }, { "get-debug", no_argument, NULL, 'g' },
@@ -249,21 +314,26 @@ rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_op *op,
 		{ "run-dir", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const char *value;
+	int c, rc;
 
 	optind = 1;
 	*code = RSH_SVC_EXIT_USAGE;
 	while ((c = getopt_long(argc, argv, "cgs:mp:r:i:d:C:hfFnl:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'g': case 's': case 'm': case 'p': case 'r':
-			op->op = c;
-			op->arg = optarg;
-			op->value = c == 'r' && optind < argc && argv[optind][0] != '-' ?
-				    argv[optind] : NULL;
+			/* -r's VALUE: the next argument, unless it is an option. */
+			value = c == 'r' && optind < argc && argv[optind][0] != '-' ?
+				argv[optind] : NULL;
+			rc = rsh_cmd_op_add(l, c, optarg, value);
+			if (rc < 0) {
+				*code = rc == -EPERM ? RSH_SVC_EXIT_FAIL : RSH_SVC_EXIT_USAGE;
+				return -1;
+			}
 			break;
-		case 'i': *index = atoi(optarg); break;
-		case 'd': *devstr = strncmp(optarg, "pcie-", 5) == 0 ? optarg + 5 : optarg; break;
-		case 'C': s->conf_path = optarg; break;
+		case 'i': l->index = atoi(optarg); break;
+		case 'd': l->devstr = strncmp(optarg, "pcie-", 5) == 0 ? optarg + 5 : optarg; break;
+		case 'C': s->conf_path = optarg; l->conf_given = true; break;
 		case 'D': s->dev_dir = optarg; break;
 		case 'R': s->run_dir = optarg; break;
 		case 'h': fputs(rsh_cmd_usage, stdout); *code = 0; return -1;
@@ -271,42 +341,69 @@ rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_op *op,
 		default: fputs(rsh_cmd_usage, stderr); return -1;
 		}
 	}
-	if (op->op == 0) {
+	if (l->n_ops == 0) {
 		fputs(rsh_cmd_usage, stderr);
 		return -1;
 	}
 	return 0;
 }
 
+/* The configuration -p prints: the one the service would read, or -C's. */
+static int
+rsh_cmd_conf(struct rsh_svc *s, const struct rsh_cmd_line *l, struct rsh_svc_conf *conf)
+{
+	bool nvidia;
+
+	for (unsigned int i = 0; i < l->n_ops; i++) {
+		if (l->ops[i].op != 'p')
+			continue;
+		if (!l->conf_given)
+			s->conf_path = rsh_svc_conf_pick(&nvidia);
+		return rsh_svc_conf_load(s->conf_path, l->conf_given, conf);
+	}
+	return 0;
+}
+
+/* Run the operations in order, the device opened at the first that needs
+ * it; the first failure ends the run. */
+static int
+rsh_cmd_run(struct rsh_svc *s, const struct rsh_cmd_line *l, const struct rsh_svc_conf *conf,
+	    struct rsh_cmd_tgt *t)
+{
+	int rc = 0;
+
+	for (unsigned int i = 0; i < l->n_ops && rc == 0; i++) {
+		const struct rsh_cmd_op *op = &l->ops[i];
+
+		if (op->op == 'p') {
+			rsh_cmd_config(conf, op->arg);
+			continue;
+		}
+		if (t->fd < 0 && t->dev == NULL &&
+		    rsh_cmd_open(s, l->devstr, l->index, t) < 0)
+			return -ENODEV;
+		rc = op->op == 'r' ? rsh_cmd_reg(t, op) : rsh_cmd_debug(t, op);
+		/* Each line reaches a pipe in the order the operations ran. */
+		fflush(stdout);
+	}
+	return rc;
+}
+
 /* Run command mode; the exit code (0 done, 1 failed, 2 usage). */
 int
 rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv)
 {
+	struct rsh_cmd_line l = { .n_ops = 0, .index = -1 };
 	struct rsh_cmd_tgt t = { .fd = -1, .dev = NULL };
-	struct rsh_cmd_op op = { 0 };
 	struct rsh_svc_conf conf;
-	const char *devstr = NULL;
-	int index = -1, code, rc;
+	int code, rc;
 
-	if (rsh_cmd_parse(s, argc, argv, &op, &devstr, &index, &code) < 0)
+	rsh_svc_conf_default(&conf);
+	if (rsh_cmd_parse(s, argc, argv, &l, &code) < 0)
 		return code;
-	if (op.op == 'p')
-		return rsh_svc_conf_load(s->conf_path, false, &conf) < 0 ? RSH_SVC_EXIT_USAGE :
-		       rsh_cmd_config(&conf, op.arg) < 0 ? RSH_SVC_EXIT_USAGE : 0;
-	if (op.op == 'm') {
-		fprintf(stderr, "rshim-pmd: -m (bfdump) is not available in rshim-pmd: read the DPU's log with cat /dev/rshimN/misc at DISPLAY_LEVEL 2, or its console\n");
-		return RSH_SVC_EXIT_FAIL;
-	}
-	if (op.op == 's' && strcmp(op.arg, "0") != 0 && strcmp(op.arg, "1") != 0) {
-		fprintf(stderr, "rshim-pmd: -s %s: expected 0 or 1\n", op.arg);
+	if (rsh_cmd_conf(s, &l, &conf) < 0)
 		return RSH_SVC_EXIT_USAGE;
-	}
-	if (rsh_cmd_open(s, devstr, index, &t) < 0)
-		return RSH_SVC_EXIT_FAIL;
-	if (op.op == 'r')
-		rc = rsh_cmd_reg(&t, op.arg, op.value);
-	else
-		rc = rsh_cmd_debug(&t, op.op == 's', op.op == 's' && op.arg[0] == '1');
+	rc = rsh_cmd_run(s, &l, &conf, &t);
 	if (t.fd >= 0)
 		close(t.fd);
 	if (t.dev != NULL) {

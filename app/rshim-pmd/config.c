@@ -5,19 +5,24 @@
  * BOOT_TIMEOUT, PCIE_RESET_DELAY, DROP_MODE, FORCE_MODE, DISPLAY_LEVEL,
  * USB_TIMEOUT, USB_RESET_DELAY, PCIE_HAS_VFIO, PCIE_HAS_UIO,
  * PCIE_INTR_POLL_INTERVAL; and rshim-pmd's own NODE_GROUP, NET_OFFLOAD,
- * POLL_RT_BOOST, POLL_RT_CAP and RESCAN_INTERVAL. NVIDIA's file drops in unchanged: a key rshim-pmd does
- * not know and a device it does not serve (usb-...) get one warning naming
- * file:line and are skipped; pcie-lf-BDF names a livefish function. A malformed line (a NUL byte,
- * content past 1024 characters, a missing value, a known key with a bad
- * value) is an error naming file:line; every value is checked here, when
- * the file is read.
+ * POLL_RT_BOOST, POLL_RT_CAP and RESCAN_INTERVAL. NVIDIA's file drops in
+ * unchanged: a line whose key rshim-pmd does not know, whatever follows
+ * the key (no value, several values) and however long it is, and a device
+ * it does not serve (usb-...) get one warning naming file:line and are
+ * skipped, as NVIDIA's daemon skips lines it does not act on; pcie-lf-BDF
+ * names a livefish function. A malformed line of a known key (a missing
+ * value, two values, a value out of range or too long, content past 1024
+ * characters) is an error naming file:line, and so is a NUL byte in any
+ * line; every value is checked here, when the file is read.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rsh_parse.h"
 #include "svc.h"
@@ -106,37 +111,57 @@ rsh_svc_conf_map(struct rsh_svc_conf *c, const char *key, const char *val,
 	return 0;
 }
 
-/* A numeric key, with its bounds (checked when the file is read). */
+/* The numeric keys, with their bounds (checked when the file is read). */
+static const struct {
+	const char *key;
+	unsigned long min, max;
+} rsh_svc_conf_nums[] = {
+	{ "BOOT_TIMEOUT", 1, 86400 }, { "PCIE_RESET_DELAY", 0, 600 },
+	{ "DROP_MODE", 0, 1 }, { "FORCE_MODE", 0, 1 }, { "DISPLAY_LEVEL", 0, 2 },
+	{ "PCIE_HAS_VFIO", 0, 1 }, { "PCIE_HAS_UIO", 0, 1 },
+	{ "PCIE_INTR_POLL_INTERVAL", 0, 10000 }, { "RESCAN_INTERVAL", 0, 86400 },
+	{ "NET_OFFLOAD", 0, 1 }, { "POLL_RT_BOOST", 0, 1 }, { "POLL_RT_CAP", 1, 100 },
+	{ "USB_TIMEOUT", 0, 300 }, { "USB_RESET_DELAY", 0, 600 },
+};
+#define RSH_SVC_CONF_NNUMS (sizeof(rsh_svc_conf_nums) / sizeof(rsh_svc_conf_nums[0]))
+
+/* Index of a numeric key in rsh_svc_conf_nums, or RSH_SVC_CONF_NNUMS. */
+static unsigned int
+rsh_svc_conf_num_find(const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < RSH_SVC_CONF_NNUMS; i++)
+		if (strcmp(key, rsh_svc_conf_nums[i].key) == 0)
+			break;
+	return i;
+}
+
+/* A key rshim-pmd knows: a device line (rshim<anything> included, whose
+ * N is then checked: a typo would move a DPU to another index),
+ * NODE_GROUP or a numeric key. */
+static bool
+rsh_svc_conf_known(const char *key)
+{
+	return strcmp(key, "none") == 0 || strncmp(key, "rshim", 5) == 0 ||
+	       strcmp(key, "NODE_GROUP") == 0 ||
+	       rsh_svc_conf_num_find(key) < RSH_SVC_CONF_NNUMS;
+}
+
+/* A numeric key's value into *c. */
 static int
 rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 		 const char **why)
 {
-	static const struct {
-		const char *key;
-		unsigned long min, max;
-	} keys[] = {
-		{ "BOOT_TIMEOUT", 1, 86400 }, { "PCIE_RESET_DELAY", 0, 600 },
-		{ "DROP_MODE", 0, 1 }, { "FORCE_MODE", 0, 1 }, { "DISPLAY_LEVEL", 0, 2 },
-		{ "PCIE_HAS_VFIO", 0, 1 }, { "PCIE_HAS_UIO", 0, 1 },
-		{ "PCIE_INTR_POLL_INTERVAL", 0, 10000 }, { "RESCAN_INTERVAL", 0, 86400 },
-		{ "NET_OFFLOAD", 0, 1 }, { "POLL_RT_BOOST", 0, 1 }, { "POLL_RT_CAP", 1, 100 },
-		{ "USB_TIMEOUT", 0, 300 }, { "USB_RESET_DELAY", 0, 600 },
-	};
+	unsigned int i = rsh_svc_conf_num_find(key);
 	unsigned long v;
-	unsigned int i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strcmp(key, keys[i].key) == 0)
-			break;
-	if (i == sizeof(keys) / sizeof(keys[0])) {
-		*why = "unknown key: skipped";
-		return 1;
-	}
-	if (rsh_svc_conf_uint(val, keys[i].max, &v) < 0 || v < keys[i].min) {
+	if (rsh_svc_conf_uint(val, rsh_svc_conf_nums[i].max, &v) < 0 ||
+	    v < rsh_svc_conf_nums[i].min) {
 		static char hint[64];
 
 		snprintf(hint, sizeof(hint), "bad value (a whole number %lu-%lu)",
-			 keys[i].min, keys[i].max);
+			 rsh_svc_conf_nums[i].min, rsh_svc_conf_nums[i].max);
 		*why = hint;
 		return -ERANGE;
 	}
@@ -172,6 +197,11 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 	key = strtok_r(line, " \t\r\n", &save);
 	if (key == NULL)
 		return 0;
+	/* Whatever its shape: NVIDIA's daemon skips the line too. */
+	if (!rsh_svc_conf_known(key)) {
+		*why = "unknown key: skipped";
+		return 1;
+	}
 	val = strtok_r(NULL, " \t\r\n", &save);
 	extra = strtok_r(NULL, " \t\r\n", &save);
 	if (val == NULL) {
@@ -186,8 +216,6 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 		*why = "key longer than 31 or value longer than 63 characters";
 		return -EINVAL;
 	}
-	/* rshim<anything>: a device line, whose N is checked (a typo in
-	 * one would move a DPU to another index). */
 	if (strcmp(key, "none") == 0 || strncmp(key, "rshim", 5) == 0)
 		return rsh_svc_conf_map(c, key, val, why);
 	if (strcmp(key, "NODE_GROUP") == 0) {
@@ -251,6 +279,19 @@ rsh_svc_conf_byte(struct rsh_svc_conf_rd *r, int ch)
 	r->line[r->len++] = (char)ch;
 }
 
+/* Whether a line's first word is a key rshim-pmd knows (or there is no
+ * word in the part read): a line too long to keep whole is an error then,
+ * else it is skipped like any line of an unknown key. */
+static bool
+rsh_svc_conf_line_known(const char *line)
+{
+	char key[RSH_SVC_CONF_LINE_MAX + 1];
+	size_t skip = strspn(line, " \t\r"), n = strcspn(line + skip, " \t\r");
+
+	snprintf(key, sizeof(key), "%.*s", (int)n, line + skip);
+	return n == 0 || rsh_svc_conf_known(key);
+}
+
 /* Check and apply one read line; error line naming file:line. */
 static int
 rsh_svc_conf_apply(const char *path, unsigned int lineno, struct rsh_svc_conf_rd *r,
@@ -264,7 +305,7 @@ rsh_svc_conf_apply(const char *path, unsigned int lineno, struct rsh_svc_conf_rd
 	rsh_svc_escape(r->line, r->len < 200 ? r->len : 200, shown, sizeof(shown));
 	if (r->nul)
 		why = "a NUL byte in the line (is this a text file?)";
-	else if (r->too_long)
+	else if (r->too_long && rsh_svc_conf_line_known(r->line))
 		why = "line longer than 1024 characters (comments may be longer)";
 	if (why == NULL)
 		rc = rsh_svc_conf_line(c, r->line, &why);
@@ -309,6 +350,29 @@ rsh_svc_conf_read(FILE *f, const char *path, struct rsh_svc_conf *c)
 	return rc;
 }
 
+/*
+ * The configuration read when none is named: rshim-pmd.conf in the
+ * build's sysconfdir; when that is absent and NVIDIA's /etc/rshim.conf
+ * exists, NVIDIA's file (*nvidia true). The service and command mode's -p
+ * both read this one. RSHIM_PMD_TEST_ETC=DIR (for tests only) looks for
+ * both files in DIR instead.
+ */
+const char *
+rsh_svc_conf_pick(bool *nvidia)
+{
+	static char own[PATH_MAX], theirs[PATH_MAX];
+	const char *dir = getenv("RSHIM_PMD_TEST_ETC");
+
+	snprintf(own, sizeof(own), "%s", RSH_SVC_CONF_DEFAULT);
+	snprintf(theirs, sizeof(theirs), "%s", RSH_SVC_CONF_NVIDIA);
+	if (dir != NULL && dir[0] != '\0') {
+		snprintf(own, sizeof(own), "%.2000s/rshim-pmd.conf", dir);
+		snprintf(theirs, sizeof(theirs), "%.2000s/rshim.conf", dir);
+	}
+	*nvidia = access(own, F_OK) < 0 && access(theirs, F_OK) == 0;
+	return *nvidia ? theirs : own;
+}
+
 /* Parse the file into *c (defaults first). */
 int
 rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
@@ -326,7 +390,7 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 			    path, strerror(errno));
 		return -errno;
 	}
-	/* /dev/null is the empty configuration ("-c /dev/null": defaults
+	/* /dev/null is the empty configuration ("-C /dev/null": defaults
 	 * only); any other device, a FIFO or a directory is refused. */
 	if (fstat(fileno(f), &st) == 0 && S_ISCHR(st.st_mode) &&
 	    strcmp(path, "/dev/null") == 0) {

@@ -8,9 +8,10 @@
  *  - One interactive owner. The service watches opens and closes of the
  *    slave (inotify); while it is open, the console link points to a
  *    name in the node directory whose open answers EBUSY (".in-use"), and
- *    in secure NIC mode to one that answers EPERM (".secure-nic-mode").
- *    Root opening /dev/pts/M itself is not stopped (the kernel has no
- *    exclusive open for root).
+ *    in secure NIC mode to one that answers EPERM (".secure-nic-mode");
+ *    the line itself is in exclusive mode (TIOCEXCL), so a NODE_GROUP
+ *    member opening /dev/pts/M by that name gets EBUSY too. The kernel
+ *    lets CAP_SYS_ADMIN (root) through an exclusive line.
  *  - The line stays raw whatever a client sets: before each write of DPU
  *    output and each read of input the service checks the slave's flags
  *    and puts back raw mode (no echo, no canonical mode, no output
@@ -97,9 +98,23 @@ rsh_svc_cons_close(struct rsh_svc_dev *d)
 	c->pts[0] = '\0';
 	c->head = c->len = c->tx_len = 0;
 	c->users = 0;
+	c->excl = false;
 	if (c->mu_inited)
 		pthread_mutex_destroy(&c->mu);
 	c->mu_inited = false;
+}
+
+/* The line exclusive while a client has it open (c->mu held): further
+ * opens of /dev/pts/M by its own name fail with EBUSY, as the link's. */
+static void
+rsh_svc_cons_excl(struct rsh_svc_cons *c)
+{
+	bool excl = c->users > 0;
+
+	if (excl == c->excl)
+		return;
+	if (ioctl(c->slave, excl ? TIOCEXCL : TIOCNXCL) == 0)
+		c->excl = excl;
 }
 
 /* Count the client opens and closes queued so far (c->mu held). An open
@@ -124,6 +139,7 @@ rsh_svc_cons_events(struct rsh_svc_cons *c)
 			o += (ssize_t)(sizeof(*e) + e->len);
 		}
 	}
+	rsh_svc_cons_excl(c);
 }
 
 /* Clients with the terminal open now (relay thread). A new open starts

@@ -29,12 +29,6 @@
 #ifndef RSH_SVC_VERSION
 #define RSH_SVC_VERSION "unknown"
 #endif
-#ifndef RSH_SVC_SYSCONFDIR
-#define RSH_SVC_SYSCONFDIR "/etc"
-#endif
-/* The configuration, and NVIDIA's file read when it is absent. */
-#define RSH_SVC_CONF_DEFAULT RSH_SVC_SYSCONFDIR "/rshim-pmd.conf"
-#define RSH_SVC_CONF_NVIDIA "/etc/rshim.conf"
 
 RTE_LOG_REGISTER(rsh_svc_logtype, user.rshim.svc, NOTICE);
 RTE_LOG_REGISTER(rsh_svc_audit_logtype, user.rshim.audit, NOTICE);
@@ -89,7 +83,7 @@ static const char rsh_svc_usage[] =
 "  -C, --config FILE      configuration (" RSH_SVC_CONF_DEFAULT ";\n"
 "                         " RSH_SVC_CONF_NVIDIA " when that is absent)\n"
 "  -c, --cmdmode ...      NVIDIA's command mode: -c -r ADDR.64 [VALUE],\n"
-"                         -g, -s 0|1, -p NAME|all (rshim-pmd -c -h)\n"
+"                         -g, -s N, -p NAME|all, in order (rshim-pmd -c -h)\n"
 "      --dev-dir DIR      where the rshimN directories go (/dev)\n"
 "      --run-dir DIR      where the device locks go (/run/rshim-pmd)\n"
 "      --file-prefix P    DPDK file prefix, for rshim-pmd-telemetry -f P (rshim-pmd)\n"
@@ -542,7 +536,6 @@ int
 main(int argc, char **argv)
 {
 	static struct rsh_svc s = {
-		.conf_path = RSH_SVC_CONF_DEFAULT,
 		.dev_dir = "/dev",
 		.run_dir = "/run/rshim-pmd",
 		.file_prefix = "rshim-pmd",
@@ -550,7 +543,7 @@ main(int argc, char **argv)
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
 		.relay_wake = -1,
 	};
-	bool conf_given;
+	bool conf_given, nvidia = false;
 	sigset_t set;
 	int code;
 
@@ -558,14 +551,12 @@ main(int argc, char **argv)
 		return rsh_svc_cmdmode(&s, argc, argv);
 	if (rsh_svc_parse(&s, argc, argv, &code) < 0)
 		return code;
-	conf_given = strcmp(s.conf_path, RSH_SVC_CONF_DEFAULT) != 0;
-	if (!conf_given && access(RSH_SVC_CONF_DEFAULT, F_OK) < 0 &&
-	    access(RSH_SVC_CONF_NVIDIA, F_OK) == 0) {
-		/* Moving from NVIDIA's daemon: its file is read as it is. */
-		fprintf(stderr, "rshim-pmd: no %s: reading NVIDIA's %s (see rshim-pmd.conf(5))\n",
-			RSH_SVC_CONF_DEFAULT, RSH_SVC_CONF_NVIDIA);
-		s.conf_path = RSH_SVC_CONF_NVIDIA;
-	}
+	conf_given = s.conf_path != NULL;
+	if (!conf_given)
+		s.conf_path = rsh_svc_conf_pick(&nvidia);
+	if (nvidia) /* moving from NVIDIA's daemon: its file is read as it is */
+		fprintf(stderr, "rshim-pmd: no rshim-pmd.conf: reading NVIDIA's %s (see rshim-pmd.conf(5))\n",
+			s.conf_path);
 	s.conf_required = conf_given;
 	s.conf_path = rsh_svc_abs(s.conf_path);
 	s.dev_dir = rsh_svc_abs(s.dev_dir);

@@ -33,6 +33,12 @@
 /* A device owned elsewhere at open: a takeover try every this many
  * health checks (one a second; a try watches SCRATCHPAD1 up to 1 s). */
 #define RSH_SVC_TAKE_EVERY 3u
+#ifndef RSH_SVC_SYSCONFDIR
+#define RSH_SVC_SYSCONFDIR "/etc"
+#endif
+/* The configuration, and NVIDIA's file read when it is absent. */
+#define RSH_SVC_CONF_DEFAULT RSH_SVC_SYSCONFDIR "/rshim-pmd.conf"
+#define RSH_SVC_CONF_NVIDIA "/etc/rshim.conf"
 /* Content of a configuration line, comments not counted (any length). */
 #define RSH_SVC_CONF_LINE_MAX 1024u
 
@@ -74,9 +80,10 @@ struct rsh_svc_cons {
 	int slave;                 /* kept open: the line's flags are checked on it */
 	int ino;                   /* inotify: client opens and closes of pts */
 	char pts[32];              /* /dev/pts/N */
-	pthread_mutex_t mu;        /* guards users, opens, ino reads, grace */
+	pthread_mutex_t mu;        /* guards users, excl, opens, ino reads, grace */
 	bool mu_inited;
 	unsigned int users;        /* clients with pts open */
+	bool excl;                 /* TIOCEXCL set on the line (users > 0) */
 	uint64_t opens;
 	uint64_t grace_until;      /* ns: a flush until then is the opener's */
 	uint64_t grace;            /* relay's copy of grace_until */
@@ -161,8 +168,8 @@ struct rsh_svc_dev {
 /* The service. */
 struct rsh_svc {
 	const char *prog;
-	const char *conf_path;
-	bool conf_required;        /* -c given: the file must exist */
+	const char *conf_path;     /* -C FILE, else rsh_svc_conf_pick() */
+	bool conf_required;        /* -C given: the file must exist */
 	const char *dev_dir;       /* /dev */
 	const char *run_dir;       /* /run/rshim-pmd */
 	const char *file_prefix;   /* DPDK file prefix (telemetry socket) */
@@ -224,6 +231,9 @@ void rsh_svc_escape(const char *s, size_t len, char *out, size_t size);
 /* Parse a file; a bad line → one error naming file:line, -EINVAL. A
  * missing file is not an error when !required. */
 int rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c);
+/* The file read when none is named (*nvidia: NVIDIA's /etc/rshim.conf,
+ * rshim-pmd.conf being absent). */
+const char *rsh_svc_conf_pick(bool *nvidia);
 /* Index configured for a device string: >= 0, -1 blocked, -2 none. */
 int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
 

@@ -184,7 +184,8 @@ class HardeningTest(unittest.TestCase):
         shell = subprocess.Popen(["sh", "-c", "cd '%s' && exec sleep 600" % s.node(BASE)])
         writer = open(s.node(BASE, "boot"), "wb", buffering=0)
         stalled = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE + 1, "boot"),
-                                    "bs=1M", "status=none"], stderr=subprocess.DEVNULL)
+                                    "bs=1M", "status=none"], stderr=subprocess.PIPE,
+                                   text=True)
         self.procs += [tail, shell, stalled]
         self.assertTrue(wait_for(lambda: s.text().count("boot push start") == 2, 30),
                         s.text())
@@ -200,8 +201,10 @@ class HardeningTest(unittest.TestCase):
         for i in range(2):
             self.assertIsNone(s.tap(BASE + i))
         self.assertEqual(s.text().count("no longer served"), 2, s.text())
-        # The stalled writer got an error; the idle one gets one at close.
+        # The stalled writer got an error (EIO: the service stopped, no
+        # signal to the writer); the idle one gets one at close.
         self.assertNotEqual(stalled.wait(30), 0)
+        self.assertIn("Input/output error", stalled.stderr.read())
         with self.assertRaises(OSError):
             writer.close()
         # The next start on the same directories is clean.

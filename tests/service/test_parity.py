@@ -11,6 +11,7 @@ Exit 77 (skipped) only when FUSE cannot be used on this host.
 """
 
 import errno
+import grp
 import json
 import os
 import pty
@@ -182,6 +183,48 @@ class ParityTest(unittest.TestCase):
         os.close(os.open(link, os.O_RDWR | os.O_NOCTTY))
         self.assertIn("console open: Device or resource busy", s.text())
 
+    def test_console_exclusive_for_group(self):
+        # NODE_GROUP makes the terminal 0660: while a client has the console
+        # open, a group member opening /dev/pts/M by that name gets EBUSY,
+        # as through the link.
+        group = grp.getgrgid(65534).gr_name
+        s = self.svc(["bf3,booted=1"], conf="NODE_GROUP %s\n" % group)
+        link = s.node(BASE, "console")
+        pts = os.readlink(link)
+        st = os.stat(pts)
+        self.assertEqual((st.st_mode & 0o777, st.st_gid), (0o660, 65534))
+
+        def member_open():
+            try:
+                os.close(os.open(pts, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK))
+                return 0
+            except OSError as e:
+                return e.errno
+        self.assertEqual(self.as_nobody(member_open), 0)
+        self.assertEqual(os.readlink(link), pts)
+        fd = os.open(link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            self.assertEqual(os.readlink(link), ".in-use")
+            self.assertEqual(self.as_nobody(member_open), errno.EBUSY)
+        finally:
+            os.close(fd)
+        self.assertEqual(os.readlink(link), pts)
+        self.assertEqual(self.as_nobody(member_open), 0)
+
+    @staticmethod
+    def as_nobody(fn):
+        """fn() in a child as uid/gid 65534; its return value."""
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                os._exit(fn())
+            except BaseException:
+                os._exit(99)
+        return os.waitpid(pid, 0)[1] >> 8
+
     def test_console_stty_sane_no_echo_loop(self):
         s = self.svc(["bf3,booted=1"])
         fd = os.open(s.node(BASE, "console"), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -257,37 +300,53 @@ class ParityTest(unittest.TestCase):
         return [ln.split()[0] for ln in text.splitlines() if ln.strip()]
 
     def test_misc_during_push_same_keys(self):
-        # drain=1M: the 1.5 MiB push takes about a second and a half.
-        s = self.svc(["bf2,drain=1M", "bf3,drain=1M"])
-        idle = [misc_lines(s, BASE), misc_lines(s, BASE + 1)]
-        for i in range(2):
-            done = []
-            t = threading.Thread(target=lambda: done.append(push(DEMO, s.node(BASE + i, "boot"))))
-            t.start()
-            self.assertTrue(wait_for(lambda: stats(s, BASE + i)["boot_bytes_pushed"] > 0 or done,
-                                     60))
-            during = misc_lines(s, BASE + i)
-            t.join(120)
-            self.assertEqual(done[0][0], 0, done)
-            self.assertFalse(t.is_alive())
-            self.assertEqual(self.keys(during), self.keys(idle[i]), during)
+        # The test is the writer: misc is read between the writes and the
+        # close, so the push owns the device throughout the read; drain=512K
+        # keeps the 1.5 MiB stream going for about three seconds, and the
+        # counters show it still streaming once the read returned.
+        s = self.svc(["bf2,drain=512K", "bf3,drain=512K"])
+        with open(DEMO, "rb") as f:
+            data = f.read()
+        for i, want in ((0, ("BlueField-2(Rev 1)", "MBF2M516A-CEEOT", "USB_TIMEOUT")),
+                        (1, ("BlueField-3(Rev 1)", "SECURE_NIC_MODE", "USB_TIMEOUT"))):
+            idx = BASE + i
+            idle = misc_lines(s, idx)
+            boot = open(s.node(idx, "boot"), "wb", buffering=0)  # the reset is over
+            try:
+                boot.write(data)
+                self.assertTrue(wait_for(lambda: stats(s, idx)["boot_bytes_pushed"] > 0, 60))
+                during = misc_lines(s, idx)
+                pushed = stats(s, idx)["boot_bytes_pushed"]
+            finally:
+                boot.close()  # the push's result: raises if it failed
+            self.assertLess(pushed, len(data), "the stream was over before misc was read")
+            self.assertEqual(stats(s, idx)["boot_pushes"], 1)
+            self.assertEqual(self.keys(during), self.keys(idle), during)
             for key in ("DEV_INFO", "OPN_STR", "DEV_NAME"):
-                line = [ln for ln in idle[i].splitlines() if ln.startswith(key)]
+                line = [ln for ln in idle.splitlines() if ln.startswith(key)]
                 self.assertIn(line[0], during)
-        self.assertIn("BlueField-2(Rev 1)", during if i == 0 else idle[0])
-        self.assertIn("MBF2M516A-CEEOT", idle[0])
-        self.assertIn("SECURE_NIC_MODE", during)
-        self.assertIn("USB_TIMEOUT", during)
+            for text in want:
+                self.assertIn(text, during)
 
     def test_misc_sw_reset_waits_for_reset(self):
-        s = self.svc(["bf3,booted=1"], conf="PCIE_RESET_DELAY 1\n")
-        t0 = time.monotonic()
+        # resetwin=1500ms: after the reset key every read of the emulated
+        # rshim returns the "not reachable" pattern for 1.5 s. A write that
+        # returned before the reset was over would leave the read below
+        # inside that window.
+        s = self.svc(["bf3,booted=1,resetwin=1500ms"], conf="PCIE_RESET_DELAY 1\n")
+        sp3 = "0x13000c50.64"  # SCRATCHPAD3: boot progress in bits 7:0
+        self.cmd(s, "-i", str(BASE), "-r", sp3, "0")
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", sp3)
+        self.assertEqual(out, "[0x13000c50] -> 0x0000000000000000\n")
         misc_write(s, BASE, "SW_RESET 1")
-        took = time.monotonic() - t0
-        # When the write returns the reset is over: the line is there.
-        self.assertIn("SW_RESET done", s.text())
-        self.assertGreaterEqual(took, 1.0)
-        self.assertIn("SW_RESET 1\": ok", s.text())
+        # When the write returns the ARM was reset (the boot ROM wrote its
+        # progress: booted from eMMC) and the rshim answers again.
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-r", sp3)
+        self.assertEqual(out, "[0x13000c50] -> 0x0000000000000004\n")
+        text = s.text()
+        self.assertEqual(text.count("resetting the ARM (software reset)"), 1, text)
+        self.assertLess(text.index("resetting the ARM"), text.index("SW_RESET done"), text)
+        self.assertLess(text.index("SW_RESET done"), text.index("SW_RESET 1\": ok"), text)
 
     def test_misc_opn_bf3_write_32bit(self):
         s = self.svc(["bf3"])
@@ -389,9 +448,16 @@ class ParityTest(unittest.TestCase):
         self.assertRegex(text, r"rshim: reg: sim:bf3[^:]*: [^:]+: W64 BAR 0x000518 <- "
                                r"0x0000000000001234")
         trace = [ln for ln in text.splitlines() if "rshim: reg: " in ln]
-        # The ownership check at open, the health checks, the request.
-        self.assertIn("SCRATCHPAD1", "".join(trace) + " SCRATCHPAD1")
-        self.assertTrue(any("BAR 0x000c40" in ln for ln in trace), trace[:20])
+        # The ownership check at open (SCRATCHPAD1, BAR 0xc40: read, then
+        # the keepalive written), before the request.
+        own = [n for n, ln in enumerate(trace) if ": ownership check: " in ln]
+        req = [n for n, ln in enumerate(trace) if "W64 BAR 0x000518 <- " in ln]
+        self.assertTrue(own and req, trace[:20])
+        self.assertLess(own[-1], req[0], trace[:20])
+        own_lines = [trace[n] for n in own]
+        self.assertTrue(any("R64 BAR 0x000c40 -> " in ln for ln in own_lines), own_lines)
+        self.assertTrue(any("W64 BAR 0x000c40 <- 0x0000005089836482" in ln
+                            for ln in own_lines), own_lines)
         # Control path only: every line names the command it belongs to.
         self.assertEqual([ln for ln in trace if ": -: " in ln], [])
         # Off by default.
@@ -452,6 +518,23 @@ class ParityTest(unittest.TestCase):
         s2 = self.svc(["bf3,owner=bmc-old"], base=BASE + 5, extra=["-F"])
         self.assertRegex(misc_lines(s2, BASE + 5), r"(?m)^DROP_MODE\s+1")
 
+    def test_owner_at_start_force_mode_conf(self):
+        # FORCE_MODE 1 in the configuration acts as -F: one takeover
+        # request at start, acknowledged by the emulated BMC, no drop mode.
+        s = self.svc(["bf3,owner=bmc"], conf="FORCE_MODE 1\n", extra=["-l", "4"])
+        self.assertRegex(misc_lines(s, BASE), r"(?m)^DROP_MODE\s+0")
+        text = s.text()
+        self.assertEqual(text.count("(ownership check, with a takeover request)"), 1, text)
+        self.assertEqual(text.count("acknowledged the takeover (OSP_ACK)"), 1, text)
+        self.assertNotIn("served in drop mode", text)
+        # FORCE_MODE 0: no request; served in drop mode.
+        s2 = self.svc(["bf3,owner=bmc"], base=BASE + 5, conf="FORCE_MODE 0\n",
+                      extra=["-l", "4"])
+        self.assertRegex(misc_lines(s2, BASE + 5), r"(?m)^DROP_MODE\s+1")
+        self.assertIn("served in drop mode", s2.text())
+        self.assertNotIn("with a takeover request", s2.text())
+        self.assertNotIn("acknowledged the takeover", s2.text())
+
     def test_owner_at_start_released(self):
         # An emulated BMC in a process of its own holds the device for a
         # while, then stops; the service, started meanwhile, takes it.
@@ -504,6 +587,70 @@ class ParityTest(unittest.TestCase):
         self.assertEqual(out.split(), ["BOOT_TIMEOUT", "300", "PCIE_RESET_DELAY", "5",
                                        "USB_RESET_DELAY", "1", "USB_TIMEOUT", "40"])
 
+    def test_config_unknown_key_shapes(self):
+        # A key rshim-pmd does not know is skipped with one warning, whatever
+        # follows it; a malformed line of a known key is still an error.
+        conf = ("NO_VALUE_KEY\n"
+                "TWO_VALUES a b\n"
+                + "K" * 40 + " 1\n"
+                + "LONG_VALUE " + "v" * 100 + "\n"
+                + "LONG_LINE " + "w " * 1500 + "\n"
+                "BOOT_TIMEOUT 77\n")
+        s = self.svc(["bf3"], conf=conf)
+        warn = [ln for ln in s.text().splitlines() if "rshim-pmd.conf:" in ln]
+        self.assertEqual(len(warn), 5, s.text())
+        for n, w in enumerate(warn):
+            self.assertIn("rshim-pmd.conf:%d: unknown key: skipped" % (n + 1), w)
+        self.assertIn("BOOT_TIMEOUT    77", misc_lines(s, BASE))
+        # The command mode reads the same file: values on stdout only.
+        rc, out, err = self.cmd(s, "-p", "BOOT_TIMEOUT", "-C", s.conf)
+        self.assertEqual(out, "77\n")
+        self.assertEqual(err.count("unknown key: skipped"), 5, err)
+        for text, why in (("BOOT_TIMEOUT 1 2\n", "more than one value"),
+                          ("BOOT_TIMEOUT\n", "missing value"),
+                          ("NODE_GROUP " + "g" * 40 + "\n", "group name longer than 31"),
+                          ("BOOT_TIMEOUT 5 " + "w " * 1500 + "\n", "line longer than 1024")):
+            bad = Service(["bf3"], BASE + 5, conf=text)
+            self.svcs.append(bad)
+            bad.start(timeout=30)
+            self.assertEqual(bad.proc.wait(30), 2, bad.text())
+            self.assertIn("rshim-pmd.conf:1: " + why, bad.text())
+
+    def test_config_fallback_nvidia_file(self):
+        # No rshim-pmd.conf and NVIDIA's rshim.conf present: the service and
+        # `-c -p` both read NVIDIA's file (RSHIM_PMD_TEST_ETC puts both
+        # files in a directory of this run).
+        etc = tempfile.mkdtemp(prefix="rshim-etc-")
+        with open(os.path.join(etc, "rshim.conf"), "w") as f:
+            f.write("BOOT_TIMEOUT 123\nUSB_TIMEOUT 9\n")
+        env = dict(ENV, RSHIM_PMD_TEST_ETC=etc)
+        try:
+            p = subprocess.run([SVC, "-c", "-p", "BOOT_TIMEOUT", "-p", "all"],
+                               capture_output=True, text=True, timeout=60, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split(), ["123", "BOOT_TIMEOUT", "123",
+                                                "PCIE_RESET_DELAY", "5", "USB_RESET_DELAY",
+                                                "1", "USB_TIMEOUT", "9"])
+            svc_helper.ENV["RSHIM_PMD_TEST_ETC"] = etc
+            try:
+                s = Service(["bf3"], BASE)
+                i = s.args.index("-c")
+                del s.args[i:i + 2]
+                self.svcs.append(s)
+                self.assertTrue(s.start(), s.text())
+            finally:
+                del svc_helper.ENV["RSHIM_PMD_TEST_ETC"]
+            self.assertIn("reading NVIDIA's %s/rshim.conf" % etc, s.text())
+            self.assertIn("BOOT_TIMEOUT    123", misc_lines(s, BASE))
+            # rshim-pmd.conf, once there, is the one read.
+            with open(os.path.join(etc, "rshim-pmd.conf"), "w") as f:
+                f.write("BOOT_TIMEOUT 77\n")
+            p = subprocess.run([SVC, "-c", "-p", "BOOT_TIMEOUT"], capture_output=True,
+                               text=True, timeout=60, env=env)
+            self.assertEqual(p.stdout, "77\n", p.stderr)
+        finally:
+            shutil.rmtree(etc, ignore_errors=True)
+
     def test_config_device_kinds_on_command_line(self):
         p = subprocess.run([SVC, "-f", "-d", "usb-2-1.7"], capture_output=True, text=True,
                            timeout=30)
@@ -542,8 +689,7 @@ class ParityTest(unittest.TestCase):
         _, out, _ = self.cmd(s, "-i", str(BASE), "-s", "0")
         _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
         self.assertEqual(out, "0x0\n")
-        for bad in (["-r", "0x518"], ["-r", "0x518.16"], ["-r", "zz.64"], ["-s", "2"],
-                    ["-p", "NOPE"]):
+        for bad in (["-r", "0x518"], ["-r", "0x518.16"], ["-r", "zz.64"], ["-p", "NOPE"]):
             rc, out, err = self.cmd(s, "-i", str(BASE), *bad, ok=False)
             self.assertEqual(rc, 2, bad)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
@@ -552,6 +698,51 @@ class ParityTest(unittest.TestCase):
         self.assertIn("bfdump", err)
         # The register writes went through the service: audited there.
         self.assertIn("register write 0x13000518 <- 0x1234: ok", s.text())
+
+    def test_cmdmode_set_debug_values(self):
+        # -s reads its argument as NVIDIA's atol(): non-zero sets the flag,
+        # 0 or anything without a leading number clears it.
+        s = self.svc(["bf3"])
+        for arg, want in (("2", "0x1\n"), ("0", "0x0\n"), ("-1", "0x1\n"),
+                          ("off", "0x0\n"), ("7x", "0x1\n")):
+            _, out, _ = self.cmd(s, "-i", str(BASE), "--set-debug=" + arg, "-g")
+            self.assertEqual(out, want, arg)
+
+    def test_cmdmode_operations_in_order(self):
+        s = self.svc(["bf3"])
+        with open(s.conf, "w") as f:
+            f.write("BOOT_TIMEOUT 77\n")
+        # Every operation runs, in the order given, as NVIDIA's.
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-s", "1", "-g", "-r", "0x13000518.64",
+                             "-p", "BOOT_TIMEOUT", "-s", "0", "-g", "-r", "0x518.64", "0x5",
+                             "-r", "0x13000518.64", "-C", s.conf)
+        self.assertEqual(out.splitlines(), ["0x1", "[0x13000518] -> 0x0000000040000000", "77",
+                                            "0x0", "[0x518] <- 0x0000000000000005",
+                                            "[0x13000518] -> 0x0000000000000005"])
+        # A syntax error anywhere: nothing runs (the flag stays clear).
+        rc, out, err = self.cmd(s, "-i", str(BASE), "-s", "1", "-r", "0x518", ok=False)
+        self.assertEqual((rc, out), (2, ""), err)
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
+        self.assertEqual(out, "0x0\n")
+        # A failing operation ends the run: what ran before it printed.
+        rc, out, err = self.cmd(s, "-i", str(BASE), "-g", "-r", "0x14000000.64", "-s", "1",
+                                ok=False)
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(out, "0x0\n")
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        _, out, _ = self.cmd(s, "-i", str(BASE), "-g")
+        self.assertEqual(out, "0x0\n")
+
+    def test_cmdmode_default_index(self):
+        # No -i: rshim0's node (the service here serves rshim0 in its own
+        # node directory).
+        s = self.svc(["bf3"], base=0)
+        _, out, _ = self.cmd(s, "-r", "0x13000518.64", "0x99")
+        self.assertEqual(out, "[0x13000518] <- 0x0000000000000099\n")
+        self.assertIn("rshim0: audit: ", s.text())
+        self.assertIn("register write 0x13000518 <- 0x99: ok", s.text())
+        _, out, _ = self.cmd(s, "-g")
+        self.assertEqual(out, "0x0\n")
 
     def test_cmdmode_direct_and_held(self):
         # -d DEV on a device no service holds: opened directly.
