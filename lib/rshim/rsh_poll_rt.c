@@ -236,6 +236,9 @@ rsh_poll_rt_update(struct rsh_poll_rt *rt, const struct rsh_poll_opts *o,
 		if (rt->on)
 			rsh_rt_lower(rt);
 		rt->as_is = false;
+		/* the next push gets a window and a budget of its own */
+		rt->capped = false;
+		rt->win_end = 0;
 		return;
 	}
 	if (rt->as_is)

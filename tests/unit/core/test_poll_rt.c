@@ -266,6 +266,29 @@ test_nice_scales_cap(void **state)
 	assert_int_equal(t->st.rt_capped, 2);
 }
 
+/* A push that ends while capped leaves nothing to the next one: a new
+ * push in the same window is raised at once, with a budget of its own
+ * (the CPU used between the pushes does not count). */
+static void
+test_next_push_fresh_window(void **state)
+{
+	struct t_rt *t = *state;
+
+	pass(t, true, 0, 0);
+	for (int i = 0; i < 10; i++)
+		pass(t, true, 1, 10);     /* capped at 10 ms (idle host: lowered) */
+	assert_int_equal(t->st.rt_capped, 1);
+	assert_int_equal(fk.policy, SCHED_OTHER);
+	pass(t, false, 1, 5);             /* the push ends, 5 ms of other work */
+	pass(t, true, 1, 0.1);            /* the next push, same 100 ms */
+	assert_int_equal(fk.policy, SCHED_FIFO);
+	assert_int_equal(t->st.rt_raises, 2);
+	for (int i = 0; i < 80; i++)
+		pass(t, true, 1, 1);      /* 80 ms of CPU in its own window */
+	assert_int_equal(t->st.rt_capped, 1);
+	assert_int_equal(fk.policy, SCHED_FIFO);
+}
+
 int
 main(void)
 {
@@ -277,6 +300,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cap_yields_when_contended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap_lowers_when_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nice_scales_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_next_push_fresh_window, setup, teardown),
 	};
 
 	if (rsh_test_eal_init("test_poll_rt") < 0)
