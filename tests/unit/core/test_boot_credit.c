@@ -10,7 +10,10 @@
  *    above the credit must give 0, not a wrapped-around huge credit):
  *    no word is written in RSH_T_LOOKS count reads, then a cancel (a mock
  *    hook at that read) ends the push;
- *  - count = depth - 4: a credit of exactly 1 word per read.
+ *  - count = depth - 4: a credit of exactly 1 word per read;
+ *  - a DPU that takes nothing for 20 s, then everything: the push reports
+ *    its real length (cycles to ns in 128 bits: the 64-bit product wraps
+ *    after about 7 s at 2.5 GHz).
  * On the virtual clock, the poll loop driven by the waiting test thread.
  */
 #include <errno.h>
@@ -33,15 +36,23 @@
 static int rsh_t_cancel;
 /* BOOT_FIFO_COUNT read number at which the hook cancels (0: never). */
 static uint64_t rsh_t_cancel_at_read;
+/* Until this clock time the count reads rsh_t_full_count (0: never). */
+static uint64_t rsh_t_full_until;
+static uint64_t rsh_t_full_count;
 
-/* Cancel (the caller's flag) at count read rsh_t_cancel_at_read. */
+/* Count reads: cancel (the caller's flag) at read rsh_t_cancel_at_read;
+ * a full FIFO until rsh_t_full_until. */
 static bool
 rsh_t_count_rd(struct rsh_t_mock *m, uint32_t off, uint64_t *v)
 {
-	(void)v;
-	if (off == m->map.off[RSH_BOOT_FIFO_COUNT] && rsh_t_cancel_at_read != 0 &&
-	    m->count_reads >= rsh_t_cancel_at_read)
+	if (off != m->map.off[RSH_BOOT_FIFO_COUNT])
+		return false;
+	if (rsh_t_cancel_at_read != 0 && m->count_reads >= rsh_t_cancel_at_read)
 		__atomic_store_n(&rsh_t_cancel, 1, __ATOMIC_RELAXED);
+	if (rsh_now() < rsh_t_full_until) {
+		*v = rsh_t_full_count;
+		return true;
+	}
 	return false;
 }
 
@@ -63,6 +74,7 @@ rsh_t_env_open(struct rsh_t_env *e, const char *devstr, uint32_t count)
 
 	__atomic_store_n(&rsh_t_cancel, 0, __ATOMIC_RELAXED);
 	rsh_t_cancel_at_read = 0;
+	rsh_t_full_until = 0;
 	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
 	rsh_t_next.hooks = &rsh_t_count_hooks;
 	rsh_t_next.set_sp1 = true; /* stale, no owner: short ownership window */
@@ -200,6 +212,29 @@ test_one_credit(void **state)
 	rsh_t_one_credit("mock:bf3");
 }
 
+/* The DPU takes nothing for 20 s of clock time, then everything: the
+ * push completes and reports 20 s (not a wrapped 64-bit product). */
+static void
+test_long_stall_elapsed(void **state)
+{
+	static uint8_t chunk[RSH_BOOT_CHUNK];
+	struct rsh_boot_stats st;
+	struct rsh_t_env e;
+	struct rsh_boot *b;
+
+	(void)state;
+	rsh_t_env_open(&e, "mock:bf2", 0);
+	assert_int_equal(rsh_boot_open(e.dev, e.p, &e.o, &b), 0);
+	rsh_t_full_count = e.depth - RSH_BOOT_FIFO_RESERVE;
+	rsh_t_full_until = rsh_now() + rsh_ms_cyc(20000);
+	assert_int_equal(rsh_boot_write(b, chunk, sizeof(chunk)), 0);
+	assert_int_equal(rsh_boot_close(b, &st), 0);
+	assert_int_equal(e.m->fifo_words, st.bytes_pushed / 8);
+	assert_true(st.bytes_pushed >= sizeof(chunk));
+	assert_in_range(st.elapsed_ns, 20000000000ull, 20100000000ull);
+	rsh_t_env_close(&e);
+}
+
 int
 main(void)
 {
@@ -208,6 +243,7 @@ main(void)
 		RSH_TEST_VIRTUAL(test_full_credit_bf3),
 		RSH_TEST_VIRTUAL(test_no_credit),
 		RSH_TEST_VIRTUAL(test_one_credit),
+		RSH_TEST_VIRTUAL(test_long_stall_elapsed),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
