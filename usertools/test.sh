@@ -9,8 +9,10 @@
 #   test.sh --long     the full tier plus the long suite (big transfers,
 #                      long pushes, the whole dpkg-buildpackage)
 # Every stage runs even when an earlier one failed (a stage whose build
-# failed is reported as skipped); the script ends with one line per stage
-# and exits 1 when any stage failed.
+# failed is reported as skipped); the script ends with one line per stage,
+# naming the tests that skipped themselves inside it, and exits 1 when any
+# stage failed. The sanitizer stages run meson's test setups "asan" and
+# "tsan" (tests/meson.build), which any meson test run can use too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -20,7 +22,7 @@ case "${1:-}" in
 --quick) tier=quick ;;
 --long) tier=long ;;
 -h | --help)
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0 ;;
 *)
 	echo "test.sh: unknown option $1 (--quick, --long or none)" >&2
@@ -29,20 +31,23 @@ esac
 
 t_start=$(date +%s)
 declare -a st_name st_res st_time
+skip_why= skip_note=
 # stage NAME COMMAND...: run, time and record one stage (never stops).
+# The result names the tests skipped inside it (skip_note, from mtest).
 stage() {
 	local name=$1 s rc res
 	shift
 	echo "=== test.sh: $name"
 	s=$(date +%s)
+	skip_note=
 	"$@"
 	rc=$?
 	case $rc in
-	0) res=passed ;;
+	0) res="passed${skip_note:+ ($skip_note)}" ;;
 	77) res="skipped (${skip_why:-see its output})" ;;
-	*) res="FAILED (exit $rc)" ;;
+	*) res="FAILED (exit $rc${skip_note:+; $skip_note})" ;;
 	esac
-	skip_why=
+	skip_why= skip_note=
 	st_name+=("$name")
 	st_res+=("$res")
 	st_time+=($(($(date +%s) - s)))
@@ -76,9 +81,47 @@ if [ "$(id -u)" -eq 0 ] && [ -w /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hug
 	fi
 fi
 
+# skipped_note LOG: "N skipped: NAME: REASON; ..." for the tests of a
+# meson test log (testlog*.json) that skipped themselves (exit 77), the
+# reason from their first "SKIP:"/"skipped:" line; nothing if none did.
+skipped_note() {
+	[ -f "$1" ] || return 0
+	python3 -c '
+import json, re, sys
+out = []
+for line in open(sys.argv[1]):
+    try:
+        t = json.loads(line)
+    except ValueError:
+        continue
+    if t.get("result") != "SKIP":
+        continue
+    why = "see its log"
+    for ln in (t.get("stdout") or "").splitlines() + (t.get("stderr") or "").splitlines():
+        m = re.match(r"\s*(?:SKIP|skipped)\s*:\s*(\S.*)", ln, re.I)
+        if m:
+            why = m.group(1).strip()
+            break
+    out.append("%s: %s" % (t["name"].split(" / ")[-1], why[:60]))
+if out:
+    print("%d skipped: %s" % (len(out), "; ".join(out)))
+' "$1"
+}
+# mtest DIR [--setup NAME] ARGS...: meson test, three at a time; sets
+# skip_note from the run's log (testlog-NAME.json under a setup).
+mtest() {
+	local dir=$1 log=testlog rc
+	shift
+	[ "${1:-}" = --setup ] && log=testlog-$2
+	log=$dir/meson-logs/$log.json
+	rm -f "$log"
+	meson test -C "$dir" --print-errorlogs --num-processes 3 "$@"
+	rc=$?
+	skip_note=$(skipped_note "$log")
+	return $rc
+}
 # The plain build is configured for /usr as Debian's packaging does, so the
 # deb test packages this very build instead of compiling it again.
-mtest() { meson test -C "$@" --print-errorlogs --num-processes 3; }
 plain_suites=(--suite unit --suite sim --suite service --suite usertools)
 [ $tier = quick ] || plain_suites+=(--suite install --suite deb)
 [ $tier = long ] && plain_suites+=(--suite long)
@@ -88,16 +131,6 @@ else
 	skip tests "the build failed"
 fi
 
-asan_env() {
-	ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:print_summary=1" \
-	UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-	LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0" \
-	RSHIM_PMD_NO_HUGE=1 "$@"
-}
-tsan_env() {
-	TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$top/tests/tsan.supp" \
-	RSHIM_PMD_NO_HUGE=1 "$@"
-}
 # The vm suite; 77 when every case skipped (no guest can start here),
 # with the first case's reason.
 vm_suite() {
@@ -116,12 +149,12 @@ vm_suite() {
 if [ $tier != quick ]; then
 	# ASan/UBSan (clang, which also builds the libFuzzer targets): the
 	# same suites, on ordinary (non-hugepage) memory, so both memory
-	# modes are covered.
+	# modes are covered (test setup "asan": options, suppressions, memory).
 	if ! command -v clang >/dev/null 2>&1; then
 		skip asan-build "clang missing (apt-get install clang)"
 	elif stage asan-build env CC=clang ./usertools/build.sh build-asan \
 		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true; then
-		stage asan-tests asan_env mtest build-asan --no-rebuild \
+		stage asan-tests mtest build-asan --setup asan --no-rebuild \
 			--suite unit --suite sim --suite service --suite usertools
 		stage fuzz mtest build-asan --no-rebuild --suite fuzz
 	else
@@ -132,7 +165,8 @@ if [ $tier != quick ]; then
 	# else is a command or a ring hand-off; this stage proves it. DPDK's
 	# rings are inline: built with the C11 memory model TSan sees their
 	# hand-offs. Suppressions (tests/tsan.supp) only name frames inside
-	# DPDK's compiled libraries. Run: the unit suite, the sim tests that
+	# DPDK's compiled libraries (test setup "tsan": options, suppressions,
+	# ordinary memory, timeouts x4). Run: the unit suite, the sim tests that
 	# drive the library end to end, and the service's thread tests (suite
 	# tsan: its threads — main, FUSE workers, relay, telemetry, poll lcore
 	# — meeting in pushes ended by SIGTERM or a removal, SIGHUP reloads
@@ -141,8 +175,8 @@ if [ $tier != quick ]; then
 		skip tsan-build "clang missing (apt-get install clang)"
 	elif stage tsan-build env CC=clang ./usertools/build.sh build-tsan \
 		-Db_sanitize=thread -Db_lundef=false -Dc_args=-DRTE_USE_C11_MEM_MODEL; then
-		stage tsan-tests tsan_env mtest build-tsan --no-rebuild \
-			--suite unit --suite tsan --timeout-multiplier 4
+		stage tsan-tests mtest build-tsan --setup tsan --no-rebuild \
+			--suite unit --suite tsan
 	else
 		skip tsan-tests "the TSan build failed"
 	fi

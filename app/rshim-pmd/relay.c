@@ -260,6 +260,22 @@ rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd,
 	return work;
 }
 
+/* Count one ppoll return (n) by its reason. */
+static void
+rsh_svc_relay_count(struct rsh_svc *s, int n, bool retry)
+{
+	__atomic_fetch_add(&s->relay_wakeups, 1, __ATOMIC_RELAXED);
+	if (n > 0) {
+		__atomic_fetch_add(&s->relay_wake_fd, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (n < 0)
+		return; /* a signal */
+	__atomic_fetch_add(&s->relay_timeouts, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(retry ? &s->relay_timeouts_retry : &s->relay_timeouts_idle,
+			   1, __ATOMIC_RELAXED);
+}
+
 /* The relay loop: a pass, then sleep until an fd or the timeout. */
 static void *
 rsh_svc_relay_thread(void *arg)
@@ -280,9 +296,7 @@ rsh_svc_relay_thread(void *arg)
 		ts.tv_sec = retry ? 0 : RSH_SVC_HOUSEKEEP_MS / 1000;
 		ts.tv_nsec = retry ? RSH_SVC_RETRY_MS * 1000000L : 0;
 		n = ppoll(pfd, npfd, &ts, NULL);
-		__atomic_fetch_add(&s->relay_wakeups, 1, __ATOMIC_RELAXED);
-		if (n == 0)
-			__atomic_fetch_add(&s->relay_timeouts, 1, __ATOMIC_RELAXED);
+		rsh_svc_relay_count(s, n, retry);
 	}
 	return NULL;
 }

@@ -203,6 +203,12 @@ struct rsh_svc {
 	int relay_wake;            /* eventfd: wake the relay thread, -1 none */
 	uint64_t relay_wakeups;    /* ppoll returns (atomic) */
 	uint64_t relay_timeouts;   /* of which timeouts (atomic) */
+	/* The wake-ups by reason (atomic): a descriptor was ready, the
+	 * housekeeping timeout of an idle relay, the short retry timeout
+	 * while bytes wait for room in a channel. */
+	uint64_t relay_wake_fd;
+	uint64_t relay_timeouts_idle;
+	uint64_t relay_timeouts_retry;
 	pthread_mutex_t relay_mu;  /* held by the relay thread per pass; main
 				    * takes it to change the table */
 };

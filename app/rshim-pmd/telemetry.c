@@ -189,6 +189,12 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 			__atomic_load_n(&rsh_svc_tel_get()->relay_wakeups, __ATOMIC_RELAXED));
 		rte_tel_data_add_dict_u64(t, "relay_timeouts",
 			__atomic_load_n(&rsh_svc_tel_get()->relay_timeouts, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(t, "relay_wake_fd",
+			__atomic_load_n(&rsh_svc_tel_get()->relay_wake_fd, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(t, "relay_timeouts_idle",
+			__atomic_load_n(&rsh_svc_tel_get()->relay_timeouts_idle, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(t, "relay_timeouts_retry",
+			__atomic_load_n(&rsh_svc_tel_get()->relay_timeouts_retry, __ATOMIC_RELAXED));
 		rc = 0;
 	}
 	pthread_mutex_unlock(&rsh_svc_tel_get()->relay_mu);

@@ -575,7 +575,7 @@ rsh_sim_power_on(struct rsh_sim *sim, bool fresh)
 		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
 	sim->tth = (struct rsh_sim_fifo){ .w = sim->tth_w,
 		.cap = RSH_SIM_TM_DEPTH, .depth = RSH_SIM_TM_DEPTH };
-	sim->hz = rte_get_timer_hz();
+	sim->hz = rsh_hz();
 	sim->resetwin_cyc = rsh_sim_ns_to_cyc(sim, sim->cfg.resetwin_ns);
 	sim->por_tsc = sim->reset_tsc = sim->reset_until = now;
 	if (fresh) { /* shared=: only the first process powers it on */

@@ -254,7 +254,7 @@ struct rsh_sim {
 	struct rsh_sim_cfg cfg;
 	uint32_t bar_size;
 	uint32_t off[RSH_SIM_REG_COUNT]; /* BAR offsets, rsh_sim_regs.c */
-	uint64_t hz;           /* rte_get_timer_hz() at probe */
+	uint64_t hz;           /* rsh_hz() at probe */
 	uint64_t *mem;         /* plain storage, bar_size / 8 words */
 	void *shm;             /* shared=: the mapped segment, else NULL */
 	struct {

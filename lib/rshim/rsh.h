@@ -231,7 +231,7 @@ struct rsh_poller_stats {
 	uint64_t gap_max_ns;  /**< longest time between two passes: what data
 				*   the DPU sends may wait before it is read */
 	uint64_t gap_sum_ns;  /**< sum of the gaps (mean = sum / passes) */
-	uint64_t last_pass_tsc; /**< rte_get_timer_cycles() of the last pass */
+	uint64_t last_pass_tsc; /**< TSC cycles (the library's clock) of the last pass */
 	/** Timed sleeps of the loop (a push's waits for the DPU to drain):
 	 *  how many, by how late they came back (bucket i counts lateness
 	 *  below rsh_poller_late_bound_ns(i), above bucket i-1's bound),

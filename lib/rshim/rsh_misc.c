@@ -205,7 +205,7 @@ rsh_misc_cache_put(struct rsh_misc_cfg *c, const struct rsh_misc_view *v, const 
 	__atomic_store_n(&c->cache.bf_mode, v->bf_mode, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->cache.uptime_s, v->have_uptime ? v->uptime_s : UINT64_MAX,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&c->cache.tsc, rte_get_timer_cycles(), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cache.tsc, rsh_now(), __ATOMIC_RELAXED);
 	__atomic_store_n(&c->cache.opn[0], w[0], __ATOMIC_RELAXED);
 	__atomic_store_n(&c->cache.opn[1], w[1], __ATOMIC_RELAXED);
 	__atomic_store_n(&c->cache.valid, 1, __ATOMIC_RELEASE);
@@ -224,8 +224,8 @@ rsh_misc_cache_get(struct rsh_misc_cfg *c, struct rsh_misc_view *v, char *opn)
 	v->bf_mode = (unsigned int)__atomic_load_n(&c->cache.bf_mode, __ATOMIC_RELAXED);
 	up = __atomic_load_n(&c->cache.uptime_s, __ATOMIC_RELAXED);
 	v->have_uptime = up != UINT64_MAX;
-	v->uptime_s = v->have_uptime ? up + (rte_get_timer_cycles() -
-		      __atomic_load_n(&c->cache.tsc, __ATOMIC_RELAXED)) / rte_get_timer_hz() : 0;
+	v->uptime_s = v->have_uptime ? up + (rsh_now() -
+		      __atomic_load_n(&c->cache.tsc, __ATOMIC_RELAXED)) / rsh_hz() : 0;
 	w[0] = __atomic_load_n(&c->cache.opn[0], __ATOMIC_RELAXED);
 	w[1] = __atomic_load_n(&c->cache.opn[1], __ATOMIC_RELAXED);
 	memcpy(opn, w, RSH_MISC_OPN_LEN);

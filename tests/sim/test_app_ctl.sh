@@ -6,10 +6,14 @@
 #   test_app_ctl.sh APP DEMO_BFB
 # Each check is its own app process on its own private emulated device:
 # they run four at a time; a check whose output a later line reads is
-# waited for first (wait_check).
+# waited for first (wait_check). Run as root, a booted=1 device gets a
+# network namespace for its DPU end: this run's own names and locks
+# (RSHIM_SIM_NETNS_PREFIX, RSHIM_SIM_LOCK_DIR), none left at the end.
 set -u
 app=$1 demo=$2
 tmp=$(mktemp -d)
+export RSHIM_SIM_NETNS_PREFIX=rshtc$$-
+export RSHIM_SIM_LOCK_DIR=$tmp/sim-locks
 bg=
 trap '[ -n "$bg" ] && kill "$bg" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0 passes=0 n=0
@@ -156,6 +160,18 @@ else
 fi
 
 wait_check
+# Nothing of this run is left: no namespace with its prefix, no emulator
+# still holding one of its namespace locks.
+left=$(ls /run/netns 2>/dev/null | grep "^$RSHIM_SIM_NETNS_PREFIX")
+held=
+for f in "$RSHIM_SIM_LOCK_DIR"/*.lock; do
+	[ -e "$f" ] && ! flock -n "$f" true && held="$held $f"
+done
+if [ -z "$left" ] && [ -z "$held" ]; then
+	pass "nothing left behind"
+else
+	fail "left behind: namespaces '$left', held locks '$held'"
+fi
 for r in "$tmp"/c*.res; do
 	cat "$r"
 	if grep -q "^ok: " "$r"; then passes=$((passes + 1)); else fails=$((fails + 1)); fi

@@ -2,18 +2,29 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rshim-pmd-app --console on a terminal (a pseudo-terminal made here):
 raw mode while connected, Ctrl-] then q quits with exit 0, and the
-terminal settings are restored after Ctrl-] q and after SIGTERM.
+terminal settings are restored after Ctrl-] q and after SIGTERM. Run as
+root, the booted=1 device gets a network namespace for its DPU end: this
+run's own names and locks (RSHIM_SIM_NETNS_PREFIX, RSHIM_SIM_LOCK_DIR),
+none left at the end.
   test_console_tty.py APP"""
+import fcntl
+import glob
 import os
 import pty
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import termios
 import time
 
 APP = sys.argv[1]
 fails = passes = 0
+NS_PREFIX = "rshty%d-" % os.getpid()
+LOCK_DIR = tempfile.mkdtemp(prefix="rsht-tty-")
+os.environ["RSHIM_SIM_NETNS_PREFIX"] = NS_PREFIX
+os.environ["RSHIM_SIM_LOCK_DIR"] = LOCK_DIR
 
 
 def check(name, ok, detail=""):
@@ -72,7 +83,25 @@ def run(case):
     os.close(fd)
 
 
+def left_behind():
+    """This run's namespaces still there, and its locks still held."""
+    try:
+        left = [n for n in os.listdir("/run/netns") if n.startswith(NS_PREFIX)]
+    except OSError:
+        left = []
+    for path in glob.glob(os.path.join(LOCK_DIR, "*.lock")):
+        with open(path) as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                left.append(path)
+    return left
+
+
 run("ctrl-]q")
 run("sigterm")
+left = left_behind()
+check("nothing left behind", not left, repr(left))
+shutil.rmtree(LOCK_DIR, ignore_errors=True)
 print("%d passed, %d failed" % (passes, fails))
 sys.exit(1 if fails else 0)

@@ -552,6 +552,43 @@ test_misc_silent_peer(void **state)
 	rsh_t_mock_free(m);
 }
 
+/* The UP_TIME line of a misc text, -1 when absent. */
+static long
+rsh_t_uptime(struct rsh_dev *dev)
+{
+	char text[RSH_MISC_TEXT_MAX];
+	const char *p;
+
+	assert_true(rsh_misc_read(dev, text, sizeof(text)) > 0);
+	p = strstr(text, "UP_TIME         ");
+	return p == NULL ? -1 : strtol(p + 16, NULL, 10);
+}
+
+/* While a push owns the device misc shows the registers it read last,
+ * UP_TIME moved on by the clock's time since (hardware-notes §5.4). */
+static void
+test_misc_cached_uptime(void **state)
+{
+	struct rsh_dev *dev;
+	struct rsh_t_mock *m = rsh_t_open_fabric("mock:bf3", NULL, 0, &dev,
+						 0x0000000200000004ull);
+
+	(void)state;
+	rsh_t_set(m, RSH_UPTIME, 100 * RSH_UPTIME_HZ_BF3);
+	assert_int_equal(rsh_t_uptime(dev), 100);
+	/* A push owns the device: register reads are refused. */
+	dev->boot = (struct rsh_boot *)(uintptr_t)0x1;
+	rsh_t_set(m, RSH_UPTIME, 999 * RSH_UPTIME_HZ_BF3);
+	rsh_clock_advance_ns(7500000000ull);
+	assert_int_equal(rsh_t_uptime(dev), 107);
+	rsh_clock_advance_ns(500000000ull);
+	assert_int_equal(rsh_t_uptime(dev), 108);
+	dev->boot = NULL;
+	assert_int_equal(rsh_t_uptime(dev), 999);
+	rsh_dev_close(dev);
+	rsh_t_mock_free(m);
+}
+
 /* The boot log through the registers: SEMAPHORE0 taken and released, an
  * SError record read as an error, CLEAR_ON_READ rewinds the index, and a
  * level-2 misc read carries the lines. */
@@ -610,6 +647,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_drop_undrop, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_debug_code, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_misc_silent_peer, rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_misc_cached_uptime, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_log_crash_record, rsh_t_setup, rsh_t_teardown),
 	};
 

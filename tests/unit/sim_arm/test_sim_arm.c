@@ -6,6 +6,10 @@
  * decoded word by word. Default: peer=none (built-in ARP/ICMP responder
  * and line echo, no privileges). "--netns": the same traffic through a
  * namespace TAP and a shell on a PTY (root; exits 77 otherwise).
+ * Every case runs on the virtual clock (the emulator's device time): a
+ * wait steps it 50 us between looks, so the 2 s Tx timeout, UEFI's hold
+ * and the ARM stall take no real time and are asserted exactly; with a
+ * namespace peer, which runs in real time, each step also naps 50 us.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +25,6 @@
 #include <cmocka.h>
 
 #include <rte_common.h>
-#include <rte_cycles.h>
 
 #include "rsh_backend.h"
 #include "rsh_bfb.h"
@@ -31,6 +34,7 @@
 #include "rsh_sim_peer.h"
 #include "rsh_test_eal.h"
 #include "rsh_test_frames.h"
+#include "rsh_test_time.h"
 #include "rsh_tmfifo_proto.h"
 
 #define RSH_T_MAX_MSGS 512
@@ -167,8 +171,18 @@ rsh_t_hpoll(struct rsh_t_arm *t)
 	return n;
 }
 
-/* Poll until pred(t) holds or ms pass; returns pred's last value. On the
- * virtual clock each 50 us nap also moves the clock by 50 us. */
+/* One step of a wait: 50 us of clock time, and a real 50 us nap when a
+ * namespace peer (a real TAP and shell) is on the other side. */
+static void
+rsh_t_step(void)
+{
+	if (rsh_t_netns)
+		usleep(50);
+	rsh_clock_advance_ns(50000);
+}
+
+/* Poll until pred(t) holds or ms of clock time pass; returns pred's last
+ * value. */
 static bool
 rsh_t_hwait(struct rsh_t_arm *t, bool (*pred)(struct rsh_t_arm *, const void *),
       const void *arg, unsigned int ms)
@@ -179,9 +193,7 @@ rsh_t_hwait(struct rsh_t_arm *t, bool (*pred)(struct rsh_t_arm *, const void *),
 		rsh_t_hpoll(t);
 		if (pred(t, arg))
 			return true;
-		usleep(50);
-		if (rsh_clock_is_virtual())
-			rsh_clock_advance_ns(50000);
+		rsh_t_step();
 	} while (rsh_now() < end);
 	return pred(t, arg);
 }
@@ -255,15 +267,6 @@ static bool
 rsh_t_pred_arp_replies(struct rsh_t_arm *t, const void *arg)
 {
 	return rsh_t_arp_replies(t) >= *(const unsigned int *)arg;
-}
-
-/* For rsh_t_hwait as a plain timed poll. */
-static bool
-rsh_t_pred_never(struct rsh_t_arm *t, const void *arg)
-{
-	(void)t;
-	(void)arg;
-	return false;
 }
 
 /* Every header the ARM sent: known type, bytes 3-6 zero, checksum ok. */
@@ -422,27 +425,37 @@ rsh_t_pred_icmp_replies(struct rsh_t_arm *t, const void *arg)
 	return rsh_t_icmp_replies(t) >= *(const unsigned int *)arg;
 }
 
+/* Read HOST_TO_TILE's count (each read runs the ARM side) until it is
+ * empty, stepping the clock, for at most ms of it. */
+static void
+rsh_t_htt_drained_ms(struct rsh_t_arm *t, unsigned int ms)
+{
+	uint64_t end = rsh_now() + rsh_ms_cyc(ms);
+
+	while ((rsh_t_rd(t, RSH_TM_HOST_TO_TILE_STS) & RSH_TM_STS__COUNT_MASK) != 0) {
+		assert_true(rsh_now() < end);
+		rsh_t_step();
+	}
+}
+
 /* Send one frame and wait until the ARM has taken it from HTT. */
 static void
 rsh_t_hsend_frame_wait(struct rsh_t_arm *t, const uint8_t *f, size_t len)
 {
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 2;
-
 	rsh_t_hsend_msg(t, RSH_TMF_TYPE_NET, f, (uint16_t)len);
-	while (rsh_t_rd(t, RSH_TM_HOST_TO_TILE_STS) != 0)
-		assert_true(rte_get_timer_cycles() < end);
+	rsh_t_htt_drained_ms(t, 500);
 }
 
 /* Network TX keeps 16 words for the console and never overflows TTH:
  * two 952-byte replies (2 x 120 words) fill the network budget exactly;
- * a third waits while a console message still gets through. */
+ * a third waits (1000 looks over 50 ms of clock time) while a console
+ * message still gets through. */
 static void
 test_tx_reserve(void **state)
 {
 	const char *in = "echo reserve-ok\n";
 	unsigned int i, c = 0, three = 3;
 	static uint8_t f[952];
-	uint64_t end;
 	struct rsh_t_arm t;
 
 	(void)state;
@@ -452,16 +465,17 @@ test_tx_reserve(void **state)
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "no shell", 2000));
 	for (i = 0; i < 3; i++)
 		rsh_t_hsend_frame_wait(&t, f, rsh_test_icmp_req(f, sizeof(f), (uint16_t)i));
-	end = rte_get_timer_cycles() + rte_get_timer_hz() / 20;
-	while (rte_get_timer_cycles() < end) {
+	for (i = 0; i < 1000; i++) {
 		c = (unsigned int)rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS);
 		assert_true(c <= RSH_TM_FIFO_SIZE - 16);
+		rsh_t_step();
 	}
 	assert_int_equal(c, RSH_TM_FIFO_SIZE - 16); /* it did fill up */
 	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
-	end = rte_get_timer_cycles() + rte_get_timer_hz();
-	while (c <= RSH_TM_FIFO_SIZE - 16 && rte_get_timer_cycles() < end)
+	for (i = 0; c <= RSH_TM_FIFO_SIZE - 16 && i < 20000; i++) {
 		c = (unsigned int)rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS);
+		rsh_t_step();
+	}
 	assert_true(c > RSH_TM_FIFO_SIZE - 16 && c <= RSH_TM_FIFO_SIZE - 1);
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_icmp_replies, &three, 3000));
 	assert_true(rsh_t_pred_console_has(&t, "reserve-ok\r"));
@@ -503,7 +517,7 @@ test_tx_faults(void **state)
 }
 
 /* armstall=60ms@1: after the first message HOST_TO_TILE is left alone
- * for 60 ms of the device's clock (virtual here: exact), then drained. */
+ * for 60 ms of the device's clock (exact), then drained. */
 static void
 test_arm_stall(void **state)
 {
@@ -514,7 +528,6 @@ test_arm_stall(void **state)
 	uint64_t t0;
 
 	(void)state;
-	rsh_clock_virtual_set(true);
 	rsh_t_open(&t, "sim:bf3,booted=1,armstall=60ms@1");
 	rsh_t_hpoll(&t);
 	t0 = rsh_now();
@@ -532,12 +545,12 @@ test_arm_stall(void **state)
 	assert_true(rsh_cyc_ns(rsh_now() - t0) >= 60000000ull);
 	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
 	rsh_t_close(&t);
-	rsh_clock_virtual_set(false);
 }
 
-/* ctrl=reply: CTRL_REQ is answered with MAC_1, MAC_2, VLAN_ID, PXE_ID;
- * a MAC set by the host is reported back; by default (as the public
- * peers do) control messages are only counted. */
+/* ctrl=reply: CTRL_REQ is answered with MAC_1, MAC_2, VLAN_ID, PXE_ID
+ * at the ARM's next run (the host's next look, no time passing); a MAC
+ * set by the host is reported back; by default (as the public peers do)
+ * control messages are only counted. */
 static void
 test_ctrl(void **state)
 {
@@ -552,7 +565,6 @@ test_ctrl(void **state)
 	rsh_t_open(&t, "sim:bf3,booted=1,ctrl=reply");
 	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
 	rsh_t_hsend(&t, w, 1);
-	usleep(1000);
 	rsh_t_hpoll(&t);
 	rsh_t_hpoll(&t);
 	for (i = 0; i < t.n; i++)
@@ -584,14 +596,11 @@ test_ctrl(void **state)
 	rsh_t_close(&t);
 }
 
-/* HOST_TO_TILE read back until empty (each read runs the ARM side). */
+/* HOST_TO_TILE read back until empty, within 5 s of clock time. */
 static void
 rsh_t_htt_drained(struct rsh_t_arm *t)
 {
-	uint64_t end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
-
-	while ((rsh_t_rd(t, RSH_TM_HOST_TO_TILE_STS) & RSH_TM_STS__COUNT_MASK) != 0)
-		assert_true(rte_get_timer_cycles() < end);
+	rsh_t_htt_drained_ms(t, 5000);
 }
 
 /* MTU + 18: a 1518-byte frame reaches the peer, a 1519-byte one is
@@ -618,14 +627,14 @@ test_mtu_boundary(void **state)
 
 /* The 2 s Tx timeout (§D3.6): the host stops reading; ARP replies fill
  * the 240 words the ARM may use for the network, one is stuck part way;
- * after 2 s it is dropped and the words it owed come as zeros once the
- * host reads again; traffic goes on in step. */
+ * 2 s of clock time later (not a millisecond sooner) it is dropped and
+ * the words it owed come as zeros once the host reads again; traffic
+ * goes on in step. */
 static void
 test_tx_timeout_padding(void **state)
 {
-	unsigned int i, b, before, want;
+	unsigned int i, b, before, want, ms;
 	uint8_t f[64];
-	uint64_t end;
 	struct rsh_t_arm t;
 
 	(void)state;
@@ -639,13 +648,14 @@ test_tx_timeout_padding(void **state)
 					(uint16_t)rsh_test_arp_req(f));
 		rsh_t_htt_drained(&t);
 	}
-	end = rte_get_timer_cycles() + 10 * rte_get_timer_hz();
-	while (rsh_t_astats(&t).tx_timeouts == 0) {
+	/* stuck since the fill, at this clock time: a look every 1 ms */
+	for (ms = 0; rsh_t_astats(&t).tx_timeouts == 0; ms++) {
+		assert_true(ms <= 10000);
+		rsh_clock_advance_ns(1000000);
 		assert_int_equal(rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS) &
 				 RSH_TM_STS__COUNT_MASK, 240);
-		assert_true(rte_get_timer_cycles() < end);
-		usleep(10000);
 	}
+	assert_int_equal(ms, 2000);
 	assert_int_equal(rsh_t_astats(&t).tx_drop_net, 1);
 	while (rsh_t_hpoll(&t) > 0)
 		;
@@ -660,22 +670,25 @@ test_tx_timeout_padding(void **state)
 	rsh_t_close(&t);
 }
 
-/* Reset key from the host (BF3 layout via the table). */
+/* Reset key from the host (BF3 layout via the table); the registers
+ * answer again within 1 s of clock time. */
 static void
 rsh_t_reset(struct rsh_t_arm *t, uint64_t bootctl)
 {
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
+	uint64_t end = rsh_now() + rsh_ms_cyc(1000);
 
 	t->be->ops->write64(t->be, t->map.off[RSH_BOOT_CONTROL], bootctl);
 	t->be->ops->write64(t->be, t->map.off[RSH_RESET_CONTROL],
 			    RSH_RESET_CONTROL__KEY);
-	while (rsh_reg_val_is_bad(rsh_t_rd(t, RSH_FABRIC_DIM)))
-		assert_true(rte_get_timer_cycles() < end);
+	while (rsh_reg_val_is_bad(rsh_t_rd(t, RSH_FABRIC_DIM))) {
+		assert_true(rsh_now() < end);
+		rsh_t_step();
+	}
 }
 
 /* uefi=: after the boot stream UEFI holds the FIFOs: a 1000-byte console
  * message fits its 1 KiB ring, the next one waits in HOST_TO_TILE until
- * Linux takes over and gets it. */
+ * Linux takes over, 1 s of clock time after the stream, and gets it. */
 static void
 test_uefi_ring(void **state)
 {
@@ -686,7 +699,7 @@ test_uefi_ring(void **state)
 	};
 	long len = rsh_bfb_write(im, 3, bfb, sizeof(bfb));
 	struct rsh_t_arm t;
-	uint64_t end;
+	uint64_t t0;
 
 	(void)state;
 	if (rsh_t_netns)
@@ -697,15 +710,18 @@ test_uefi_ring(void **state)
 	rsh_t_reset(&t, 0);
 	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA],
 			      (const uint64_t *)bfb, (unsigned int)len / 8);
+	t0 = rsh_now();
 	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, con, 1000);
 	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, con, 100);
 	assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 1 + 13);
 	assert_int_equal(rsh_t_astats(&t).rx_uefi_con_bytes, 1000);
 	assert_true(rsh_t_astats(&t).rx_uefi_con_full > 0);
 	assert_int_equal(rsh_t_astats(&t).up, 0); /* Linux not yet */
-	end = rte_get_timer_cycles() + 10 * rte_get_timer_hz();
-	while ((rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS) & RSH_TM_STS__COUNT_MASK) != 0)
-		assert_true(rte_get_timer_cycles() < end);
+	rsh_clock_advance_ns(999000000ull);
+	assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 1 + 13);
+	assert_int_equal(rsh_t_astats(&t).up, 0); /* 1 ms before */
+	rsh_t_htt_drained_ms(&t, 10000);
+	assert_int_equal(rsh_cyc_ns(rsh_now() - t0) / 1000000, 1000);
 	assert_int_equal(rsh_t_astats(&t).up, 1);
 	assert_int_equal(rsh_t_astats(&t).rx_con_bytes, 100); /* Linux got it */
 	rsh_t_close(&t);
@@ -757,25 +773,27 @@ test_boot_coupling(void **state)
 }
 
 /* An idle peer (netns): the model waits for TAP/PTY readiness instead of
- * reading them every armpoll=, so polling the FIFOs costs no peer reads. */
+ * reading them every armpoll= (10 us), so 2000 polls 20 us of clock
+ * time apart, once the shell printed its prompt after a command, cost
+ * (next to) no peer reads. */
 static void
 test_idle_reads(void **state)
 {
+	const char *in = "echo idle-mark\n";
 	struct rsh_t_arm t;
-	uint64_t end, before, polls = 0;
+	uint64_t before, polls;
 
 	(void)state;
 	if (!rsh_t_netns)
 		skip(); /* the responder is not a descriptor */
 	rsh_t_open(&t, "sim:bf3,booted=1");
-	rsh_t_hwait(&t, rsh_t_pred_never, NULL, 500); /* banner, prompt */
+	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "idle-mark\r\ndpu# ", 10000));
 	before = rsh_t_astats(&t).peer_syscalls;
-	end = rte_get_timer_cycles() + rte_get_timer_hz() * 3 / 10;
-	do {
+	for (polls = 0; polls < 2000; polls++) {
 		rsh_t_hpoll(&t);
-		polls++;
-		usleep(50);
-	} while (rte_get_timer_cycles() < end);
+		rsh_clock_advance_ns(20000);
+	}
 	/* Without readiness: a TAP and a PTY read per poll (>= 2 x polls). */
 	if ((rsh_t_astats(&t).peer_syscalls - before) * 10 >= polls) {
 		print_error("%" PRIu64 " peer reads in %" PRIu64 " idle polls\n",
@@ -815,20 +833,20 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_console),
-		cmocka_unit_test(test_net_arp),
-		cmocka_unit_test(test_sync_and_split),
-		cmocka_unit_test(test_oversize_rx),
-		cmocka_unit_test(test_tx_reserve),
-		cmocka_unit_test(test_tx_faults),
-		cmocka_unit_test(test_arm_stall),
-		cmocka_unit_test(test_ctrl),
-		cmocka_unit_test(test_boot_coupling),
-		cmocka_unit_test(test_mtu_boundary),
-		cmocka_unit_test(test_tx_timeout_padding),
-		cmocka_unit_test(test_uefi_ring),
-		cmocka_unit_test(test_idle_reads),
-		cmocka_unit_test(test_args),
+		RSH_TEST_VIRTUAL(test_console),
+		RSH_TEST_VIRTUAL(test_net_arp),
+		RSH_TEST_VIRTUAL(test_sync_and_split),
+		RSH_TEST_VIRTUAL(test_oversize_rx),
+		RSH_TEST_VIRTUAL(test_tx_reserve),
+		RSH_TEST_VIRTUAL(test_tx_faults),
+		RSH_TEST_VIRTUAL(test_arm_stall),
+		RSH_TEST_VIRTUAL(test_ctrl),
+		RSH_TEST_VIRTUAL(test_boot_coupling),
+		RSH_TEST_VIRTUAL(test_mtu_boundary),
+		RSH_TEST_VIRTUAL(test_tx_timeout_padding),
+		RSH_TEST_VIRTUAL(test_uefi_ring),
+		RSH_TEST_VIRTUAL(test_idle_reads),
+		RSH_TEST_VIRTUAL(test_args),
 	};
 
 	char prefix[24];

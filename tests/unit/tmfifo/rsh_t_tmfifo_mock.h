@@ -4,7 +4,9 @@
  * on the tests' one mock backend (tests/common/rsh_t_mock.h): two
  * in-memory 256-word FIFOs behind its hooks, checked burst by burst and
  * word by word, the ARM side that drains and fills them, and the per-case
- * setup/teardown of a fake device over the mock.
+ * setup/teardown of a fake device over the mock. Every case runs on the
+ * virtual clock: a test steps it past the 1 s "gone" and 2 s Tx-stuck
+ * deadlines instead of waiting them out.
  */
 #ifndef RSH_T_TMFIFO_MOCK_H
 #define RSH_T_TMFIFO_MOCK_H
@@ -22,7 +24,6 @@
 #include <cmocka.h>
 
 #include <rte_common.h>
-#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "rsh_dev_priv.h"
@@ -202,7 +203,8 @@ rsh_t_arm_send(struct rsh_t_ctx *c, uint64_t hdr, const void *p, size_t len)
 		rsh_t_push(&c->m.tth, w[i]);
 }
 
-/* Per-case setup: a fresh mock and device (no shared globals). */
+/* Per-case setup: a fresh mock and device (no shared globals), on the
+ * virtual clock. */
 static inline int
 rsh_t_setup(void **state)
 {
@@ -210,6 +212,7 @@ rsh_t_setup(void **state)
 
 	if (c == NULL)
 		return -1;
+	rsh_clock_virtual_set(true);
 	memset(&rsh_t_next, 0, sizeof(rsh_t_next));
 	rsh_t_next.hooks = &rsh_t_tm_hooks;
 	if (rsh_t_mock_init(&c->m.mk, "mock:bf3", RSH_GEN_BF3) != 0) {
@@ -233,6 +236,7 @@ rsh_t_teardown(void **state)
 	rsh_tmfifo_detach(&c->dev);
 	free(c->m.mk.regs);
 	free(c);
+	rsh_clock_virtual_set(false);
 	return 0;
 }
 
@@ -249,7 +253,7 @@ rsh_t_attach(struct rsh_t_ctx *c, unsigned int ring, bool sync)
 	assert_int_equal(rsh_tmfifo_attach(&c->dev, &o), 0);
 }
 
-/* One poll pass. */
+/* One poll pass at the clock's now. */
 static inline unsigned int
 rsh_t_poll(struct rsh_t_ctx *c)
 {
@@ -257,7 +261,7 @@ rsh_t_poll(struct rsh_t_ctx *c)
 
 	c->m.htt_sts_pass = 0;
 	c->m.tth_sts_pass = 0;
-	return rsh_tmfifo_poll(&c->dev, rte_get_timer_cycles(), &sleep_ns);
+	return rsh_tmfifo_poll(&c->dev, rsh_now(), &sleep_ns);
 }
 
 /* A net frame whose bytes identify it: byte i = id + i, byte 0..1 = id. */
