@@ -147,6 +147,30 @@ class Service:
         return subprocess.call(["ip", "netns", "exec", self.netns, sys.executable, "-c", code,
                                 "tmfifo_net%d" % idx, frame.hex()]) == 0
 
+    def send_frames(self, idx, frame, count):
+        """Write `count` copies of one raw Ethernet frame into
+        tmfifo_net<idx> from one process; how many went out (it stops at
+        the first refusal, e.g. the link is down)."""
+        code = ("import socket, sys; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); "
+                "s.bind((sys.argv[1], 0)); f = bytes.fromhex(sys.argv[2]); n = 0\n"
+                "try:\n    for _ in range(int(sys.argv[3])): s.send(f); n += 1\n"
+                "except OSError: pass\nprint(n)")
+        out = subprocess.run(["ip", "netns", "exec", self.netns, sys.executable, "-c", code,
+                              "tmfifo_net%d" % idx, frame.hex(), str(count)],
+                             capture_output=True, text=True)
+        return int(out.stdout.strip() or 0)
+
+    def ping(self, idx, addr="192.168.100.1/24", peer="192.168.100.2"):
+        """Give tmfifo_net<idx> an address (once) and ping the DPU's built-in
+        responder once; True on a reply."""
+        tap = "tmfifo_net%d" % idx
+        out = subprocess.run(["ip", "-n", self.netns, "-o", "addr", "show", "dev", tap],
+                             capture_output=True, text=True)
+        if addr.split("/")[0] not in out.stdout:
+            self.ip("addr", "add", addr, "dev", tap)
+        return subprocess.call(["ip", "netns", "exec", self.netns, "ping", "-c1", "-W1", peer],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
+
     def tap(self, idx):
         """tmfifo_net<idx> in its namespace: a dict (flags, address), or None."""
         out = subprocess.run(["ip", "-n", self.netns, "-j", "link", "show",

@@ -93,8 +93,17 @@ class HardeningTest(unittest.TestCase):
     # -- 1. console and network after a hot removal and return ------------
 
     def test_console_and_net_after_hot_return(self):
-        s = self.svc(["bf3,gone@time:1s,return=2s"], net=True)
+        # The DPU runs from power-on (booted=1) and goes once 16 KiB crossed
+        # its TM FIFOs (gone@tm:, here the frames below); it comes back 2 s
+        # later powered on fresh.
+        s = self.svc(["bf3,booted=1,gone@tm:16K,return=2s"], net=True)
+        # A burst into tmfifo_netN: the first frames reach the DPU and take
+        # it away, the rest find it gone: dropped and counted, never kept
+        # for its return.
+        frame = b"\xff" * 6 + b"\x00\x1a\xca\xff\xff\x02" + b"\x88\xb5" + b"g" * 1000
+        self.assertGreater(s.send_frames(BASE, frame, 100), 20)
         self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 60), s.text())
+        self.assertFalse(s.tap(BASE)["up"])
         # Typed while the device is gone: never sent, counted as dropped.
         pts = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]["console"]
         fd = os.open(pts, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -103,9 +112,12 @@ class HardeningTest(unittest.TestCase):
         self.assertTrue(wait_for(lambda: stats(s, BASE)["console_tx_drop_gone"] > 0, 30),
                         stats(s, BASE))
         os.close(fd)  # the console has one owner at a time
+        st = stats(s, BASE)
+        self.assertGreater(st["net_tx_drop_gone"], 0, st)
+        self.assertTrue(wait_for(lambda: s.tap(BASE)["up"], 30), s.text())
         # The channel is resynchronised: a push boots the DPU (it came back
-        # powered on fresh), its console answers, and a frame from the host
-        # reaches it.
+        # powered on fresh), its console answers, and the network carries
+        # traffic both ways (the DPU answers a ping).
         rc, err = push(DEMO, s.node(BASE, "boot"))
         self.assertEqual(rc, 0, err + s.text())
         misc_write(s, BASE, "DISPLAY_LEVEL 2")
@@ -113,11 +125,12 @@ class HardeningTest(unittest.TestCase):
         ok, got = self.console_echo(s, BASE, b"found-%d" % BASE)
         self.assertTrue(ok, got)
         self.assertNotIn(b"lost-%d" % BASE, got)
-        net0 = stats(s, BASE)["net_tx_msgs"]
-        frame = b"\xff" * 6 + b"\x00\x1a\xca\xff\xff\x02" + b"\x88\xb5" + b"x" * 60
-        self.assertTrue(wait_for(lambda: s.send_frame(BASE, frame) and
-                                 stats(s, BASE)["net_tx_msgs"] > net0, 30),
-                        stats(s, BASE))
+        net0 = stats(s, BASE)
+        self.assertTrue(wait_for(lambda: s.ping(BASE), 30), s.text())
+        net1 = stats(s, BASE)
+        self.assertGreater(net1["net_tx_msgs"], net0["net_tx_msgs"], net1)
+        self.assertGreater(net1["net_rx_msgs"], net0["net_rx_msgs"], net1)
+        self.assertEqual(net1["net_tx_drop_gone"], st["net_tx_drop_gone"], net1)
 
     # -- 2. a push lost at its tail fails at close --------------------------
 
