@@ -184,6 +184,63 @@ class HardeningTest(unittest.TestCase):
                         s.text())
         self.assertNotIn("another writer", s.text())
 
+    def test_push_after_idle_close(self):
+        # A writer that opened and closed without writing never blocks the
+        # next open: open, close, then at once open and push, many times,
+        # in one process and through a shell.
+        s = self.svc(["bf3"], conf="PCIE_RESET_DELAY 0\n")
+        node = s.node(BASE, "boot")
+        small = os.path.join(s.tmp, "small.bin")
+        with open(small, "wb") as f:
+            f.write(os.urandom(5000))
+        n = 100
+        for i in range(n):
+            os.close(os.open(node, os.O_WRONLY))
+            if i % 10 == 9:
+                p = subprocess.run(["sh", "-c", ": > '%s'; cat '%s' > '%s'" % (node, small, node)],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, "round %d: %s" % (i, p.stderr))
+                continue
+            fd = os.open(node, os.O_WRONLY)
+            try:
+                self.assertEqual(os.write(fd, b"\0" * 4096), 4096)
+            finally:
+                os.close(fd)
+        # Each round: the idle open's end, the push's end (and the shell's
+        # own idle open in the shell rounds).
+        ends = 2 * n + n // 10
+        self.assertTrue(wait_for(lambda: s.text().count("boot push end") == ends, 30),
+                        s.text().count("boot push end"))
+        self.assertNotIn("another writer", s.text())
+        # An open still held through a duplicate (the close of the other
+        # descriptor flushed, nothing was written, as a shell's redirection
+        # does) keeps the node taken: other openers get EBUSY at once, none
+        # waits for it (sixteen at once would otherwise hold every FUSE
+        # worker).
+        fd = os.open(node, os.O_WRONLY)
+        held = os.dup(fd)
+        os.close(fd)
+        results = []
+
+        def busy_open():
+            try:
+                os.close(os.open(node, os.O_WRONLY))
+                results.append(0)
+            except OSError as e:
+                results.append(e.errno)
+        t0 = time.monotonic()
+        ts = [threading.Thread(target=busy_open) for _ in range(16)]
+        [t.start() for t in ts]
+        [t.join(30) for t in ts]
+        took = time.monotonic() - t0
+        self.assertEqual(results, [errno.EBUSY] * 16)
+        self.assertLess(took, 3.0, "opens waited for a writer still open")
+        # Once its last descriptor is closed the node is free, at once.
+        os.close(held)
+        fd = os.open(node, os.O_WRONLY)
+        os.write(fd, b"\0" * 8)
+        os.close(fd)
+
     def test_retry_after_failed_push(self):
         # A push that fails (device stalls past BOOT_TIMEOUT), then a retry
         # right after: the node is free as soon as the first close returned.
