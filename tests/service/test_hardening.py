@@ -241,6 +241,43 @@ class HardeningTest(unittest.TestCase):
         os.write(fd, b"\0" * 8)
         os.close(fd)
 
+    def test_push_opener_killed_in_reset_delay(self):
+        # An opener killed (or interrupted) while its open waits out the
+        # reset delay leaves nothing behind: the open is cancelled and
+        # undone, BOOT_CONTROL restored, and the node is free for the next
+        # writer. (Whether the kernel then drops the request or takes the
+        # reply, neither may keep the writer slot.)
+        s = self.svc(["bf3"], conf="PCIE_RESET_DELAY 60\n")
+        node = s.node(BASE, "boot")
+
+        def state():
+            return s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]["state"]
+        for n, sig in enumerate((signal.SIGKILL, signal.SIGINT, signal.SIGTERM)):
+            p = subprocess.Popen(["dd", "if=/dev/zero", "of=" + node, "bs=4k", "count=1",
+                                  "status=none"], stderr=subprocess.DEVNULL)
+            self.procs.append(p)
+            self.assertTrue(wait_for(lambda: state() == "pushing", 30), s.text())
+            p.send_signal(sig)
+            self.assertNotEqual(p.wait(30), 0)
+            self.assertTrue(wait_for(lambda: s.text().count("boot push start:") == n + 1, 30),
+                            s.text())
+            self.assertTrue(wait_for(lambda: state() != "pushing", 30), s.text())
+        # Cancelled before the reset (nothing changed) or during its delay
+        # (BOOT_CONTROL back to eMMC), never left at 0.
+        lines = [ln for ln in s.text().splitlines() if "boot push cancelled" in ln]
+        self.assertEqual(len(lines), 3, s.text())
+        for ln in lines:
+            self.assertTrue(ln.endswith("the device was not changed") or
+                            ln.endswith("BOOT_CONTROL restored to 1"), ln)
+        s.write_conf("PCIE_RESET_DELAY 0\n")
+        s.hup()
+        self.assertTrue(wait_for(lambda: "configuration re-read" in s.text(), 30))
+        fd = os.open(node, os.O_WRONLY)
+        os.write(fd, b"\0" * 8)
+        os.close(fd)
+        self.assertIn("boot push done", s.text())
+        self.assertNotIn("another writer", s.text())
+
     def test_retry_after_failed_push(self):
         # A push that fails (device stalls past BOOT_TIMEOUT), then a retry
         # right after: the node is free as soon as the first close returned.
