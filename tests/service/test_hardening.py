@@ -348,6 +348,32 @@ class HardeningTest(unittest.TestCase):
         self.assertIn("DEV_INFO        BlueField-3", misc_lines(s2, BASE))
         self.assertNotIn("stale mount", s2.text())
 
+    def test_sigpipe_log_reader_gone(self):
+        # `rshim-pmd -f | head`, a log pipe whose reader went away: the next
+        # line (here a user's misc write's audit line) must not kill the
+        # service (SIGPIPE) and leave a dead mount; nor does a SIGPIPE sent
+        # to it.
+        s = Service(["bf3"], BASE)
+        self.svcs.append(s)
+        s.logf = open(s.log, "w")
+        s.proc = subprocess.Popen(s.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  env=svc_helper.ENV)
+        self.assertTrue(wait_for(lambda: b" serving " in s.proc.stdout.readline() or
+                                 s.proc.poll() is not None, 60))
+        s.proc.stdout.close()
+        for i in range(3):
+            misc_write(s, BASE, "DISPLAY_LEVEL %d" % (i % 2))
+        s.proc.send_signal(signal.SIGPIPE)
+        self.assertIn("DEV_INFO        BlueField-3", misc_lines(s, BASE))
+        self.assertIsNone(s.proc.poll())
+        s.proc.send_signal(signal.SIGTERM)
+        try:
+            code = s.proc.wait(SIGTERM_BOUND)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.assertEqual(code, 0)
+        self.assertEqual(s.mounts(), [])
+
     def test_sigterm_during_reset_delays(self):
         # An open waiting out a 120 s reset delay, and a misc SW_RESET
         # waiting out the device's 120 s one: SIGTERM does not wait for
