@@ -527,7 +527,10 @@ class HardeningTest(unittest.TestCase):
         cases = (("BOOT_TIMEOUT 0\n", 1, "BOOT_TIMEOUT"),
                  ("BOOT_TIMEOUT 5\n\0NO_SUCH_KEY 1\n", 2, "NUL"),
                  ("BOOT_TIMEOUT 5\nDISPLAY_LEVEL 1\x1b[2J\n", 2, "\\x1b"),
-                 ("DISPLAY_LEVEL " + "1" * 5000 + "\n", 1, "long"))
+                 ("DISPLAY_LEVEL " + "1" * 5000 + "\n", 1, "long"),
+                 # A bidi override in a device name would reach log lines.
+                 ("# \u00e9t\u00e9 is fine here\nrshim%d sim:bf3,peer=none,rev=9\u202e\n" % BASE,
+                  2, "\\xe2\\x80\\xae"))
         for text, line, what in cases:
             s = Service(["bf3"], BASE, conf="")
             with open(s.conf, "wb") as f:
@@ -538,11 +541,16 @@ class HardeningTest(unittest.TestCase):
             self.assertIn("rshim-pmd.conf:%d:" % line, errs[0])
             self.assertIn(what, errs[0])
             self.assertNotIn("\x1b", s.text())
+            self.assertNotIn("\u202e", s.text())
             self.assertEqual(s.mounts(), [])
-        for path, what in (("/dev/zero", "/dev/zero"), ("DIR", "not a regular file")):
+        for path, what in (("/dev/zero", "/dev/zero"), ("DIR", "not a regular file"),
+                           ("FIFO", "not a regular file")):
             s = Service(["bf3"], BASE)
             if path == "DIR":
                 path = s.tmp
+            elif path == "FIFO":  # its open must not wait for a writer
+                path = os.path.join(s.tmp, "conf.fifo")
+                os.mkfifo(path)
             s.args[s.args.index("-c") + 1] = path
             self.assertEqual(self.bad_start(s, timeout=30), 2, path + ": " + s.text())
             self.assertIn(what, s.text())
