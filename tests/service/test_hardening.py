@@ -278,6 +278,25 @@ class HardeningTest(unittest.TestCase):
         self.assertIn("boot push done", s.text())
         self.assertNotIn("another writer", s.text())
 
+    def test_push_open_across_removal(self):
+        # The device goes and comes back (powered on fresh) while an open
+        # waits out the reset delay: the open's BOOT_CONTROL = 0 is lost,
+        # its ROM would never read the stream. The push fails at once with
+        # the reason (not at BOOT_TIMEOUT, 300 s), and the next one works.
+        s = self.svc(["bf3,gone@time:3s,return=1s"], conf="PCIE_RESET_DELAY 6\nBOOT_TIMEOUT 30\n")
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("Input/output error", err, s.text())
+        self.assertIn("removed or reset meanwhile", s.text())
+        self.assertIn("BOOT_CONTROL restored to 1", s.text())
+        s.write_conf("PCIE_RESET_DELAY 0\n")
+        s.hup()
+        self.assertTrue(wait_for(lambda: "configuration re-read" in s.text(), 30))
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertEqual(rc, 0, err + s.text())
+        misc_write(s, BASE, "DISPLAY_LEVEL 2")
+        self.assertTrue(wait_for(lambda: "DPU is ready" in misc_lines(s, BASE), 60))
+
     def test_retry_after_failed_push(self):
         # A push that fails (device stalls past BOOT_TIMEOUT), then a retry
         # right after: the node is free as soon as the first close returned.
