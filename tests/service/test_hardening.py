@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rshim-pmd, the service, against the things a careless user and an
 attacker do: the console and tmfifo_netN after a hot removal and return,
-the outcome of a push lost at its tail, back-to-back pushes, SIGTERM while
-nodes are held, symbolic links and hard links in the run and node
-directories, malformed configuration files, sixteen devices on ordinary
-memory, and the smaller ones (a missing --dev-dir, control characters in
-misc writes, a device string given twice).
+the outcome of a push lost at its tail, back-to-back pushes, an open right
+after a writer that closed without writing, an opener killed in the reset
+delay, a removal and return during an open, SIGTERM while nodes are held,
+a log pipe closed under the service, symbolic links and hard links in the
+run and node directories, malformed configuration files, sixteen devices
+on ordinary memory, and the smaller ones (a missing --dev-dir, control
+characters in misc writes, a device string given twice).
 
 Exit 77 (skipped) only when FUSE cannot be used on this host.
 """
