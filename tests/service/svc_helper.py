@@ -9,8 +9,10 @@ tmfifo_net0 on the host do not meet. Deadlines are generous: the host may
 be loaded; waits end on the event they wait for.
 """
 
+import atexit
 import os
 import select
+import shutil
 import signal
 import socket
 import json
@@ -25,6 +27,7 @@ DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
 # Per-run names: emulated DPU namespaces <RUN>d<N>, service namespaces.
 RUN = "rsht%d" % os.getpid()
 SIM_LOCKS = tempfile.mkdtemp(prefix="rshim-sim-locks-")
+atexit.register(shutil.rmtree, SIM_LOCKS, True)
 ENV = dict(os.environ, RSHIM_SIM_NETNS_PREFIX=RUN + "d", RSHIM_SIM_LOCK_DIR=SIM_LOCKS)
 
 
