@@ -17,6 +17,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,16 @@ rsh_svc_conf_num(struct rsh_svc_conf *c, const char *key, const char *val,
 	return 0;
 }
 
+/* Every byte of s is printable ASCII. */
+static bool
+rsh_svc_conf_printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
 /* One line without its comment, split into key and value: 0 applied, 1
  * skipped with a warning (*why), or -errno with *why. */
 static int
@@ -216,6 +227,14 @@ rsh_svc_conf_line(struct rsh_svc_conf *c, char *line, const char **why)
 		*why = "key longer than 31 or value longer than 63 characters";
 		return -EINVAL;
 	}
+	if (!rsh_svc_conf_printable(key) || !rsh_svc_conf_printable(val)) {
+		/* A control or non-ASCII byte (a terminal escape, a bidi
+		 * override) would reach log lines in device names. */
+		*why = "a byte outside printable ASCII";
+		return -EINVAL;
+	}
+	/* rshim<anything>: a device line, whose N is checked (a typo in
+	 * one would move a DPU to another index). */
 	if (strcmp(key, "none") == 0 || strncmp(key, "rshim", 5) == 0)
 		return rsh_svc_conf_map(c, key, val, why);
 	if (strcmp(key, "NODE_GROUP") == 0) {
@@ -379,16 +398,22 @@ rsh_svc_conf_load(const char *path, bool required, struct rsh_svc_conf *c)
 {
 	struct stat st;
 	FILE *f;
-	int rc;
+	int fd, rc;
 
 	rsh_svc_conf_default(c);
-	f = fopen(path, "re");
+	/* Non-blocking: a FIFO's open would wait for a writer (at start, or
+	 * in the main loop at SIGHUP); regular files ignore the flag. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (f == NULL) {
-		if (!required && errno == ENOENT)
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		if (!required && rc == -ENOENT)
 			return 0;
 		rsh_svc_err("%s: cannot open: %s (give an existing file with -C)",
-			    path, strerror(errno));
-		return -errno;
+			    path, strerror(-rc));
+		return rc;
 	}
 	/* /dev/null is the empty configuration ("-C /dev/null": defaults
 	 * only); any other device, a FIFO or a directory is refused. */

@@ -219,7 +219,15 @@ rsh_svc_loop_worker(void *arg)
 	int rc;
 
 	while (rsh_svc_loop_wait(l)) {
+		/* One worker reads at a time (the connection is non-blocking),
+		 * and the look at what it read comes before any other worker
+		 * reads the next request: what seen notes is known to every
+		 * later request (node_boot.c: a boot release before an open). */
+		pthread_mutex_lock(&l->recv_mu);
 		rc = fuse_session_receive_buf(l->se, &buf);
+		if (rc > 0 && l->seen != NULL && (buf.flags & FUSE_BUF_IS_FD) == 0)
+			l->seen(l->seen_arg, buf.mem, (size_t)rc);
+		pthread_mutex_unlock(&l->recv_mu);
 		if (rc == -EAGAIN || rc == -EINTR)
 			continue; /* another worker took it */
 		if (rc <= 0) {
@@ -246,28 +254,35 @@ rsh_svc_loop_spawn(struct rsh_svc_loop *l)
 	return 0;
 }
 
-/* Serve the session se, whose connection is fd. */
+/* Serve the session se, whose connection is fd; seen (if not NULL) is
+ * shown each request as it is read. */
 int
-rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd)
+rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd,
+		   rsh_svc_loop_seen_fn seen, void *seen_arg)
 {
 	int rc;
 
 	memset(l, 0, sizeof(*l));
 	l->se = se;
 	l->fd = fd;
+	l->seen = seen;
+	l->seen_arg = seen_arg;
 	pthread_mutex_init(&l->mu, NULL);
+	pthread_mutex_init(&l->recv_mu, NULL);
 	l->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (l->stop_fd < 0) {
-		pthread_mutex_destroy(&l->mu);
-		return -errno;
+		rc = -errno;
+		goto fail;
 	}
 	pthread_mutex_lock(&l->mu);
 	rc = rsh_svc_loop_spawn(l);
 	pthread_mutex_unlock(&l->mu);
-	if (rc < 0) {
-		close(l->stop_fd);
-		pthread_mutex_destroy(&l->mu);
-	}
+	if (rc == 0)
+		return 0;
+	close(l->stop_fd);
+fail:
+	pthread_mutex_destroy(&l->recv_mu);
+	pthread_mutex_destroy(&l->mu);
 	return rc;
 }
 
@@ -286,5 +301,6 @@ rsh_svc_loop_stop(struct rsh_svc_loop *l)
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(l->threads[i], NULL);
 	close(l->stop_fd);
+	pthread_mutex_destroy(&l->recv_mu);
 	pthread_mutex_destroy(&l->mu);
 }

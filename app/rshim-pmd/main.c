@@ -576,6 +576,10 @@ main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* A log pipe whose reader went away (`rshim-pmd -f | head`), a TAP
+	 * or socket peer gone: the write fails with EPIPE, the service
+	 * stays (the default action would kill it and leave dead mounts). */
+	signal(SIGPIPE, SIG_IGN);
 	if (rsh_svc_eal(&s) < 0)
 		return RSH_SVC_EXIT_FAIL;
 	/* EAL logs to stdout and syslog by default: keep ours. */

@@ -11,9 +11,16 @@
  * the tail to 8 bytes, waits until every word is in the FIFO, writes
  * BOOT_CONTROL=1 and returns the push's result, so `cat` and `dd` report
  * a failed push, and the node is free before close returns (the next
- * writer never meets the last one). A writer open that wrote nothing ends
- * at its release; an open that finds such a writer already closed waits
- * for that release (RSH_SVC_BOOT_HANDOVER_MS at most). Each writer open
+ * writer never meets the last one). A flush with nothing written may come
+ * from a descriptor duplicated from one that still writes (a shell's
+ * redirection), so it ends nothing: a writer open that wrote nothing ends
+ * at its release, sent by the kernel once no descriptor of the open is
+ * left. The kernel queues that release before close(2) returns, ahead of
+ * any open that follows, and the session loop notes each boot release as
+ * it reads it, before any worker runs a later request
+ * (rsh_svc_boot_release_seen): an open that finds the slot's writer
+ * released waits for that release to end it (an event, not a guess), and
+ * one that finds a writer still open gets EBUSY at once. Each writer open
  * has a generation number (its FUSE file handle): a late release or a
  * write of an open whose push already ended never touches the next push.
  * FUSE threads; d->mu guards the writer slot, never held across a wait
@@ -26,9 +33,10 @@
 
 #include "svc.h"
 
-/* How long an open waits for the release of a writer that closed
- * without writing (the kernel sends it right after the close). */
-#define RSH_SVC_BOOT_HANDOVER_MS 2000
+/* Backstop for an open waiting for a release already read to end the
+ * slot's push: that end is bounded by the restore's own deadline (8 s,
+ * lib/rshim/rsh_boot_open.c); the wait ends on the event, long before. */
+#define RSH_SVC_BOOT_HANDOVER_MS 15000
 
 /* A deadline ms from now, for pthread_cond_timedwait (monotonic). */
 static struct timespec
@@ -53,9 +61,20 @@ rsh_svc_boot_taken(const struct rsh_svc_dev *d)
 	return d->boot != NULL || d->boot_opening || d->boot_closing;
 }
 
+/* The slot's writer has closed its last descriptor (the kernel sent the
+ * release) and that release is ending what is left of its push (d->mu
+ * held). */
+static bool
+rsh_svc_boot_handing_over(const struct rsh_svc_dev *d)
+{
+	return d->boot_gen != 0 && d->boot_released == d->boot_gen &&
+	       (d->boot != NULL || d->boot_closing);
+}
+
 /*
  * Take the writer slot (d->mu held): its generation, or -EBUSY. A writer
- * that closed without writing is waited for, not refused.
+ * that has closed is waited for, never refused; one still open (or still
+ * closing, its close not yet returned) is refused at once.
  */
 static int64_t
 rsh_svc_boot_claim(struct rsh_svc_dev *d)
@@ -63,15 +82,13 @@ rsh_svc_boot_claim(struct rsh_svc_dev *d)
 	struct timespec until = rsh_svc_deadline(RSH_SVC_BOOT_HANDOVER_MS);
 	uint64_t cancels = d->boot_cancels;
 
-	while (rsh_svc_boot_taken(d) && (d->boot_closing || d->boot_idle_closed) &&
-	       d->boot_cancels == cancels &&
+	while (rsh_svc_boot_handing_over(d) && d->boot_cancels == cancels &&
 	       pthread_cond_timedwait(&d->boot_cv, &d->mu, &until) == 0)
 		;
 	if (rsh_svc_boot_taken(d))
 		return -EBUSY;
 	d->boot_opening = true;
 	d->boot_wrote = false;
-	d->boot_idle_closed = false;
 	d->boot_gen = ++d->boot_next_gen;
 	__atomic_store_n(&d->boot_cancel, 0, __ATOMIC_RELAXED);
 	return (int64_t)d->boot_gen;
@@ -145,7 +162,6 @@ rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf, size_t 
 		b = d->boot;
 		d->boot_users++;
 		d->boot_wrote = true;
-		d->boot_idle_closed = false;
 	}
 	pthread_mutex_unlock(&d->mu);
 	if (b == NULL)
@@ -203,7 +219,6 @@ rsh_svc_boot_end(struct rsh_svc_dev *d, uint64_t gen)
 	pthread_mutex_lock(&d->mu);
 	d->boot_closing = false;
 	d->boot_ending = false;
-	d->boot_idle_closed = false;
 	d->last_boot = st;
 	d->boot_bytes += st.bytes_pushed;
 	d->boot_pushes++;
@@ -225,11 +240,23 @@ rsh_svc_boot_flush(struct rsh_svc_dev *d, uint64_t gen)
 {
 	pthread_mutex_lock(&d->mu);
 	if (d->boot != NULL && d->boot_gen == gen && !d->boot_wrote) {
-		d->boot_idle_closed = true;
 		pthread_mutex_unlock(&d->mu);
 		return 0;
 	}
 	return rsh_svc_boot_end(d, gen);
+}
+
+/*
+ * The session loop read the release of boot open gen from the connection
+ * (before any later request runs): its writer has no descriptor left, and
+ * an open that follows waits for this release instead of refusing.
+ */
+void
+rsh_svc_boot_release_seen(struct rsh_svc_dev *d, uint64_t gen)
+{
+	pthread_mutex_lock(&d->mu);
+	d->boot_released = gen;
+	pthread_mutex_unlock(&d->mu);
 }
 
 /* The last close of the open (FUSE release): a push nobody wrote to ends

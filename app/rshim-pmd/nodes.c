@@ -18,12 +18,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include <linux/fuse.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "svc.h"
+
+/* Background requests (releases) the kernel may have in flight. */
+#define RSH_SVC_FUSE_BACKGROUND 64
 
 enum rsh_svc_ino {
 	RSH_SVC_INO_ROOT = FUSE_ROOT_ID,
@@ -463,13 +467,37 @@ rsh_svc_ll_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		fuse_reply_ioctl(req, 0, data, need);
 }
 
-/* init: large writes so a boot push moves MiBs per request. */
+/*
+ * init: large writes so a boot push moves MiBs per request. Requests are
+ * read into memory (no splice), so the loop can look at each one; room
+ * for many releases in flight, so a release is queued (not held back by
+ * the kernel's background limit) before the close that sent it returns.
+ */
 static void
 rsh_svc_ll_init(void *userdata, struct fuse_conn_info *conn)
 {
 	(void)userdata;
 	conn->max_write = 1u << 20;
-	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+	conn->want &= ~(FUSE_CAP_ATOMIC_O_TRUNC | FUSE_CAP_SPLICE_READ);
+	conn->max_background = RSH_SVC_FUSE_BACKGROUND;
+}
+
+/*
+ * A request read from the connection, before any worker runs a later one
+ * (fuse_loop.c): a release of a boot open tells the writer slot that its
+ * writer has closed (node_boot.c). The kernel's wire format, <linux/fuse.h>.
+ */
+static void
+rsh_svc_req_seen(void *arg, const void *req, size_t len)
+{
+	const struct fuse_in_header *h = req;
+	const struct fuse_release_in *in = (const void *)(h + 1);
+	struct rsh_svc_fuse *f = arg;
+
+	if (len < sizeof(*h) + sizeof(*in) || h->opcode != FUSE_RELEASE ||
+	    h->nodeid != RSH_SVC_INO_BOOT)
+		return;
+	rsh_svc_boot_release_seen(f->d, in->fh);
 }
 
 static const struct fuse_lowlevel_ops rsh_svc_ll_ops = {
@@ -512,7 +540,8 @@ rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
 	if (f->se == NULL || fuse_session_mount(f->se, dev_fd) != 0)
 		goto fail;
 	fd = -1;
-	if (rsh_svc_loop_start(&f->loop, f->se, fuse_session_fd(f->se)) < 0)
+	if (rsh_svc_loop_start(&f->loop, f->se, fuse_session_fd(f->se),
+			       rsh_svc_req_seen, f) < 0)
 		goto fail;
 	f->looping = true;
 	d->fuse = f;

@@ -23,6 +23,7 @@
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,22 @@ rsh_svc_tap_config(struct rsh_svc_dev *d)
 	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
 }
 
+/* Spawn attributes for a child: the signals the service blocks or
+ * ignores (SIGTERM, SIGINT, SIGHUP, SIGPIPE) as a fresh process has them. */
+static void
+rsh_svc_spawn_attr(posix_spawnattr_t *a)
+{
+	sigset_t none, dflt;
+
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	posix_spawnattr_init(a);
+	posix_spawnattr_setsigmask(a, &none);
+	posix_spawnattr_setsigdefault(a, &dflt);
+	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
 /*
  * `ifup tmfifo_netN`, as NVIDIA's daemon runs when it creates the TAP, so
  * an ifupdown stanza (/etc/network/interfaces) gives it its address.
@@ -113,6 +130,7 @@ rsh_svc_ifup(struct rsh_svc_dev *d)
 	char *argv[] = { "ifup", d->tap.name, NULL };
 	const char *path = getenv("PATH");
 	char exe[PATH_MAX], dirs[4096], *save = NULL;
+	posix_spawnattr_t attr;
 	pid_t pid;
 	int rc;
 
@@ -121,7 +139,9 @@ rsh_svc_ifup(struct rsh_svc_dev *d)
 		snprintf(exe, sizeof(exe), "%.2000s/ifup", dir);
 		if (access(exe, X_OK) != 0)
 			continue;
-		rc = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
+		rsh_svc_spawn_attr(&attr);
+		rc = posix_spawn(&pid, exe, NULL, &attr, argv, environ);
+		posix_spawnattr_destroy(&attr);
 		if (rc != 0) {
 			RSH_SVC_LOG(WARNING, d->name, "cannot run %s %s: %s", exe, d->tap.name,
 				    strerror(rc));

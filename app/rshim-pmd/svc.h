@@ -137,8 +137,9 @@ struct rsh_svc_dev {
 	bool boot_closing;         /* the slot's push is ending (tail, BOOT_CONTROL) */
 	bool boot_ending;          /* no new write may take the push */
 	bool boot_wrote;           /* the slot's open wrote data */
-	bool boot_idle_closed;     /* ... and was closed without any */
 	uint64_t boot_gen;         /* generation (FUSE fh) of the slot's open */
+	uint64_t boot_released;    /* generation of the last boot release the
+				    * session loop read (its reader thread) */
 	uint64_t boot_next_gen;
 	unsigned int boot_users;   /* writes in flight on boot */
 	uint64_t boot_cancels;     /* rsh_svc_boot_cancel() calls */
@@ -257,10 +258,17 @@ struct rsh_svc_dev *rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx);
 /* fuse_loop.c: the mount point and the threads of a FUSE session. */
 #define RSH_SVC_FUSE_THREADS 8
 struct fuse_session;
+/* A request just read from the connection, in the kernel's order, before
+ * any worker runs it (req: its bytes, fuse_in_header first). */
+typedef void (*rsh_svc_loop_seen_fn)(void *arg, const void *req, size_t len);
 struct rsh_svc_loop {
 	struct fuse_session *se;
 	int fd;                    /* the connection (/dev/fuse, non-blocking) */
 	int stop_fd;               /* eventfd: readable once the workers must go */
+	rsh_svc_loop_seen_fn seen; /* or NULL */
+	void *seen_arg;
+	pthread_mutex_t recv_mu;   /* a read from the connection and its seen
+				    * call happen as one step */
 	pthread_mutex_t mu;        /* guards the fields below */
 	pthread_t threads[RSH_SVC_FUSE_THREADS];
 	unsigned int n, idle;
@@ -268,7 +276,8 @@ struct rsh_svc_loop {
 };
 int rsh_svc_mnt_make(struct rsh_svc_dev *d, int *fuse_fd, bool *created);
 void rsh_svc_mnt_drop(struct rsh_svc_dev *d);
-int rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd);
+int rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd,
+		       rsh_svc_loop_seen_fn seen, void *seen_arg);
 void rsh_svc_loop_stop(struct rsh_svc_loop *l);
 
 /* nodes.c: the FUSE directory of a device. */
@@ -282,6 +291,8 @@ int rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf,
 		       size_t len);
 int rsh_svc_boot_flush(struct rsh_svc_dev *d, uint64_t gen);
 void rsh_svc_boot_release(struct rsh_svc_dev *d, uint64_t gen);
+/* The session loop read a boot release (before later requests run). */
+void rsh_svc_boot_release_seen(struct rsh_svc_dev *d, uint64_t gen);
 void rsh_svc_boot_stop(struct rsh_svc_dev *d);
 void rsh_svc_boot_cancel(struct rsh_svc_dev *d);
 /* The service stops: cancel as above, the writer's error is EIO. */

@@ -414,6 +414,12 @@ rsh_sim_peer_claim(struct rsh_sim_peer *p, const struct rsh_sim_peer_opts *o)
 			    p->ns_name, (long)holder);
 		return -EBUSY;
 	}
+	if (fd == -EPERM) {
+		/* A lock directory or file that is not safe to use (logged):
+		 * no namespace without its lock. */
+		rsh_err_set("network namespace %s: its lock is not safe to use", p->ns_name);
+		return -EPERM;
+	}
 	if (fd < 0)
 		RSH_LOG(DEBUG, "%s: no lock file (%s)", p->ns_name,
 			strerror(-fd));

@@ -64,7 +64,10 @@ struct rsh_sim_peer_opts {
 /*
  * Host-wide claim on namespace name rshim-sim<index> (rsh_sim_nslock.c):
  * an fd holding the lock, -EBUSY with the holder's pid when another live
- * instance has it, or another -errno (no lock directory: go on unlocked).
+ * instance has it, -EPERM when the lock directory or file is not safe to
+ * use (a directory others may write to and not sticky, a link or a
+ * non-plain file at the lock's name; logged), or another -errno (no lock
+ * directory: go on unlocked).
  */
 int rsh_sim_nslock_claim(unsigned int index, pid_t *holder);
 

@@ -11,7 +11,9 @@
  *   RESET    RESET_CONTROL read-modify-write with the key in bits 31:0
  *   DELAY    the reset delay (TSC deadline; cancel checked every 10 ms)
  *   REACH    FABRIC_DIM answers again (deadline; a 0 at the deadline is
- *            accepted)  -> the push starts
+ *            accepted), and BOOT_CONTROL still reads the 0 written before
+ *            the reset (a device removed and back meanwhile does not)
+ *            -> the push starts
  *
  * With BOOT_RESET_SKIP only BOOTCTL and RESET are left out: the watchdog
  * write and the delays stay, as in the reference (§3.2 details).
@@ -262,6 +264,34 @@ rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_again(c, now, now);
 }
 
+/*
+ * The rshim answers after the reset: BOOT_CONTROL must still hold the 0
+ * written before it (§3.2 step 3; the ARM reset keeps it, the ROM reads
+ * the FIFO because of it — (inferred): BOOT_CONTROL is an rshim
+ * register, not ARM state, and NVIDIA's daemon writes it back to 1 at
+ * close, so nothing else is expected to; not checked on silicon). Another value means the device was removed or
+ * reset meanwhile and came back with its power-on value: its ROM will
+ * never read the stream, and the push would only fail at the boot
+ * timeout, so the open fails now (BOOT_CONTROL restored).
+ */
+static int
+rsh_boot_open_reached(struct rsh_cmd *c, uint64_t now)
+{
+	struct rsh_boot *b = c->ptr;
+	uint64_t v;
+
+	if (!b->bootctl_written)
+		return rsh_boot_open_publish(c, now);
+	v = rsh_dev_rd(c->dev, RSH_BOOT_CONTROL);
+	if (rsh_reg_val_is_bad(v))
+		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_BOOT_CONTROL, v));
+	if ((v & RSH_BOOT_CONTROL__MODE_MASK) == RSH_BOOT_CONTROL_NONE)
+		return rsh_boot_open_publish(c, now);
+	rsh_err_set("%s: BOOT_CONTROL reads %" PRIu64 " after the reset delay instead of the 0 written before it: the device was removed or reset meanwhile and would not read the boot stream; push again",
+		    c->dev->name, (uint64_t)(v & RSH_BOOT_CONTROL__MODE_MASK));
+	return rsh_boot_open_fail(c, now, -EIO);
+}
+
 /* DELAY and REACH: wait out the reset, then for the rshim to answer. */
 static int
 rsh_boot_open_wait(struct rsh_cmd *c, uint64_t now)
@@ -280,11 +310,11 @@ rsh_boot_open_wait(struct rsh_cmd *c, uint64_t now)
 	}
 	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
 	if (rsh_boot_reachable(v))
-		return rsh_boot_open_publish(c, now);
+		return rsh_boot_open_reached(c, now);
 	if (v == RSH_ALL_ONES)
 		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_FABRIC_DIM, v));
 	if (now - until > rsh_ms_cyc(RSH_BOOT_REACH_TIMEOUT_MS) && v == 0)
-		return rsh_boot_open_publish(c, now); /* retried, then accepted (§1.4) */
+		return rsh_boot_open_reached(c, now); /* retried, then accepted (§1.4) */
 	if (now - until > rsh_ms_cyc(RSH_BOOT_REACH_TIMEOUT_MS)) {
 		rsh_err_set("%s: the rshim did not come back within %u ms after the ARM reset (FABRIC_DIM 0x%" PRIx64 "); try a longer --reset-delay",
 			    c->dev->name, RSH_BOOT_REACH_TIMEOUT_MS, v);

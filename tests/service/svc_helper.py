@@ -9,8 +9,10 @@ tmfifo_net0 on the host do not meet. Deadlines are generous: the host may
 be loaded; waits end on the event they wait for.
 """
 
+import atexit
 import os
 import select
+import shutil
 import signal
 import socket
 import json
@@ -25,6 +27,7 @@ DEMO = os.environ.get("RSHIM_PMD_DEMO", "demo.bfb")
 # Per-run names: emulated DPU namespaces <RUN>d<N>, service namespaces.
 RUN = "rsht%d" % os.getpid()
 SIM_LOCKS = tempfile.mkdtemp(prefix="rshim-sim-locks-")
+atexit.register(shutil.rmtree, SIM_LOCKS, True)
 ENV = dict(os.environ, RSHIM_SIM_NETNS_PREFIX=RUN + "d", RSHIM_SIM_LOCK_DIR=SIM_LOCKS)
 
 
@@ -146,6 +149,30 @@ class Service:
                 "s.bind((sys.argv[1], 0)); s.send(bytes.fromhex(sys.argv[2]))")
         return subprocess.call(["ip", "netns", "exec", self.netns, sys.executable, "-c", code,
                                 "tmfifo_net%d" % idx, frame.hex()]) == 0
+
+    def send_frames(self, idx, frame, count):
+        """Write `count` copies of one raw Ethernet frame into
+        tmfifo_net<idx> from one process; how many went out (it stops at
+        the first refusal, e.g. the link is down)."""
+        code = ("import socket, sys; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); "
+                "s.bind((sys.argv[1], 0)); f = bytes.fromhex(sys.argv[2]); n = 0\n"
+                "try:\n    for _ in range(int(sys.argv[3])): s.send(f); n += 1\n"
+                "except OSError: pass\nprint(n)")
+        out = subprocess.run(["ip", "netns", "exec", self.netns, sys.executable, "-c", code,
+                              "tmfifo_net%d" % idx, frame.hex(), str(count)],
+                             capture_output=True, text=True)
+        return int(out.stdout.strip() or 0)
+
+    def ping(self, idx, addr="192.168.100.1/24", peer="192.168.100.2"):
+        """Give tmfifo_net<idx> an address (once) and ping the DPU's built-in
+        responder once; True on a reply."""
+        tap = "tmfifo_net%d" % idx
+        out = subprocess.run(["ip", "-n", self.netns, "-o", "addr", "show", "dev", tap],
+                             capture_output=True, text=True)
+        if addr.split("/")[0] not in out.stdout:
+            self.ip("addr", "add", addr, "dev", tap)
+        return subprocess.call(["ip", "netns", "exec", self.netns, "ping", "-c1", "-W1", peer],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
 
     def tap(self, idx):
         """tmfifo_net<idx> in its namespace: a dict (flags, address), or None."""

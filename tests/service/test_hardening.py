@@ -2,19 +2,23 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rshim-pmd, the service, against the things a careless user and an
 attacker do: the console and tmfifo_netN after a hot removal and return,
-the outcome of a push lost at its tail, back-to-back pushes, SIGTERM while
-nodes are held, symbolic links and hard links in the run and node
-directories, malformed configuration files, sixteen devices on ordinary
-memory, and the smaller ones (a missing --dev-dir, control characters in
-misc writes, a device string given twice).
+the outcome of a push lost at its tail, back-to-back pushes, an open right
+after a writer that closed without writing, an opener killed in the reset
+delay, a removal and return during an open, SIGTERM while nodes are held,
+a log pipe closed under the service, symbolic links and hard links in the
+run and node directories, malformed configuration files, sixteen devices
+on ordinary memory, and the smaller ones (a missing --dev-dir, control
+characters in misc writes, a device string given twice).
 
 Exit 77 (skipped) only when FUSE cannot be used on this host.
 """
 
 import errno
+import mmap
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -31,6 +35,12 @@ from svc_helper import (DEMO, Service, fuse_missing, misc_lines,  # noqa: E402
 # many-device test.
 BASE = 100 + (os.getpid() % 7) * 20
 PADDED = (os.path.getsize(DEMO) + 7) // 8 * 8 if os.path.exists(DEMO) else 0
+# A shared emulated device's segment (doc/emulator.md): a header page,
+# then the register file by BAR offset; BF3 SCRATCHPAD1 and the keepalive
+# word a live owner writes there (hardware-notes §6.2).
+SHM_HDR, BF3_SCRATCHPAD1, KEEPALIVE = 4096, 0x0C40, 0x0000005089836482
+# SIGTERM ends the service within this many seconds whatever is held.
+SIGTERM_BOUND = 10
 
 
 def stats(svc, idx):
@@ -93,8 +103,17 @@ class HardeningTest(unittest.TestCase):
     # -- 1. console and network after a hot removal and return ------------
 
     def test_console_and_net_after_hot_return(self):
-        s = self.svc(["bf3,gone@time:1s,return=2s"], net=True)
+        # The DPU runs from power-on (booted=1) and goes once 16 KiB crossed
+        # its TM FIFOs (gone@tm:, here the frames below); it comes back 2 s
+        # later powered on fresh.
+        s = self.svc(["bf3,booted=1,gone@tm:16K,return=2s"], net=True)
+        # A burst into tmfifo_netN: the first frames reach the DPU and take
+        # it away, the rest find it gone: dropped and counted, never kept
+        # for its return.
+        frame = b"\xff" * 6 + b"\x00\x1a\xca\xff\xff\x02" + b"\x88\xb5" + b"g" * 1000
+        self.assertGreater(s.send_frames(BASE, frame, 100), 20)
         self.assertTrue(wait_for(lambda: "marked gone" in s.text(), 60), s.text())
+        self.assertFalse(s.tap(BASE)["up"])
         # Typed while the device is gone: never sent, counted as dropped.
         pts = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]["console"]
         fd = os.open(pts, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -103,9 +122,12 @@ class HardeningTest(unittest.TestCase):
         self.assertTrue(wait_for(lambda: stats(s, BASE)["console_tx_drop_gone"] > 0, 30),
                         stats(s, BASE))
         os.close(fd)  # the console has one owner at a time
+        st = stats(s, BASE)
+        self.assertGreater(st["net_tx_drop_gone"], 0, st)
+        self.assertTrue(wait_for(lambda: s.tap(BASE)["up"], 30), s.text())
         # The channel is resynchronised: a push boots the DPU (it came back
-        # powered on fresh), its console answers, and a frame from the host
-        # reaches it.
+        # powered on fresh), its console answers, and the network carries
+        # traffic both ways (the DPU answers a ping).
         rc, err = push(DEMO, s.node(BASE, "boot"))
         self.assertEqual(rc, 0, err + s.text())
         misc_write(s, BASE, "DISPLAY_LEVEL 2")
@@ -113,11 +135,12 @@ class HardeningTest(unittest.TestCase):
         ok, got = self.console_echo(s, BASE, b"found-%d" % BASE)
         self.assertTrue(ok, got)
         self.assertNotIn(b"lost-%d" % BASE, got)
-        net0 = stats(s, BASE)["net_tx_msgs"]
-        frame = b"\xff" * 6 + b"\x00\x1a\xca\xff\xff\x02" + b"\x88\xb5" + b"x" * 60
-        self.assertTrue(wait_for(lambda: s.send_frame(BASE, frame) and
-                                 stats(s, BASE)["net_tx_msgs"] > net0, 30),
-                        stats(s, BASE))
+        net0 = stats(s, BASE)
+        self.assertTrue(wait_for(lambda: s.ping(BASE), 30), s.text())
+        net1 = stats(s, BASE)
+        self.assertGreater(net1["net_tx_msgs"], net0["net_tx_msgs"], net1)
+        self.assertGreater(net1["net_rx_msgs"], net0["net_rx_msgs"], net1)
+        self.assertEqual(net1["net_tx_drop_gone"], st["net_tx_drop_gone"], net1)
 
     # -- 2. a push lost at its tail fails at close --------------------------
 
@@ -163,6 +186,119 @@ class HardeningTest(unittest.TestCase):
                         s.text())
         self.assertNotIn("another writer", s.text())
 
+    def test_push_after_idle_close(self):
+        # A writer that opened and closed without writing never blocks the
+        # next open: open, close, then at once open and push, many times,
+        # in one process and through a shell.
+        s = self.svc(["bf3"], conf="PCIE_RESET_DELAY 0\n")
+        node = s.node(BASE, "boot")
+        small = os.path.join(s.tmp, "small.bin")
+        with open(small, "wb") as f:
+            f.write(os.urandom(5000))
+        n = 100
+        for i in range(n):
+            os.close(os.open(node, os.O_WRONLY))
+            if i % 10 == 9:
+                p = subprocess.run(["sh", "-c", ": > '%s'; cat '%s' > '%s'" % (node, small, node)],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, "round %d: %s" % (i, p.stderr))
+                continue
+            fd = os.open(node, os.O_WRONLY)
+            try:
+                self.assertEqual(os.write(fd, b"\0" * 4096), 4096)
+            finally:
+                os.close(fd)
+        # Each round: the idle open's end, the push's end (and the shell's
+        # own idle open in the shell rounds).
+        ends = 2 * n + n // 10
+        self.assertTrue(wait_for(lambda: s.text().count("boot push end") == ends, 30),
+                        s.text().count("boot push end"))
+        self.assertNotIn("another writer", s.text())
+        # An open still held through a duplicate (the close of the other
+        # descriptor flushed, nothing was written, as a shell's redirection
+        # does) keeps the node taken: other openers get EBUSY at once, none
+        # waits for it (sixteen at once would otherwise hold every FUSE
+        # worker).
+        fd = os.open(node, os.O_WRONLY)
+        held = os.dup(fd)
+        os.close(fd)
+        results = []
+
+        def busy_open():
+            try:
+                os.close(os.open(node, os.O_WRONLY))
+                results.append(0)
+            except OSError as e:
+                results.append(e.errno)
+        t0 = time.monotonic()
+        ts = [threading.Thread(target=busy_open) for _ in range(16)]
+        [t.start() for t in ts]
+        [t.join(30) for t in ts]
+        took = time.monotonic() - t0
+        self.assertEqual(results, [errno.EBUSY] * 16)
+        self.assertLess(took, 3.0, "opens waited for a writer still open")
+        # Once its last descriptor is closed the node is free, at once.
+        os.close(held)
+        fd = os.open(node, os.O_WRONLY)
+        os.write(fd, b"\0" * 8)
+        os.close(fd)
+
+    def test_push_opener_killed_in_reset_delay(self):
+        # An opener killed (or interrupted) while its open waits out the
+        # reset delay leaves nothing behind: the open is cancelled and
+        # undone, BOOT_CONTROL restored, and the node is free for the next
+        # writer. (Whether the kernel then drops the request or takes the
+        # reply, neither may keep the writer slot.)
+        s = self.svc(["bf3"], conf="PCIE_RESET_DELAY 60\n")
+        node = s.node(BASE, "boot")
+
+        def state():
+            return s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]["state"]
+        for n, sig in enumerate((signal.SIGKILL, signal.SIGINT, signal.SIGTERM)):
+            p = subprocess.Popen(["dd", "if=/dev/zero", "of=" + node, "bs=4k", "count=1",
+                                  "status=none"], stderr=subprocess.DEVNULL)
+            self.procs.append(p)
+            self.assertTrue(wait_for(lambda: state() == "pushing", 30), s.text())
+            p.send_signal(sig)
+            self.assertNotEqual(p.wait(30), 0)
+            self.assertTrue(wait_for(lambda: s.text().count("boot push start:") == n + 1, 30),
+                            s.text())
+            self.assertTrue(wait_for(lambda: state() != "pushing", 30), s.text())
+        # Cancelled before the reset (nothing changed) or during its delay
+        # (BOOT_CONTROL back to eMMC), never left at 0.
+        lines = [ln for ln in s.text().splitlines() if "boot push cancelled" in ln]
+        self.assertEqual(len(lines), 3, s.text())
+        for ln in lines:
+            self.assertTrue(ln.endswith("the device was not changed") or
+                            ln.endswith("BOOT_CONTROL restored to 1"), ln)
+        s.write_conf("PCIE_RESET_DELAY 0\n")
+        s.hup()
+        self.assertTrue(wait_for(lambda: "configuration re-read" in s.text(), 30))
+        fd = os.open(node, os.O_WRONLY)
+        os.write(fd, b"\0" * 8)
+        os.close(fd)
+        self.assertIn("boot push done", s.text())
+        self.assertNotIn("another writer", s.text())
+
+    def test_push_open_across_removal(self):
+        # The device goes and comes back (powered on fresh) while an open
+        # waits out the reset delay: the open's BOOT_CONTROL = 0 is lost,
+        # its ROM would never read the stream. The push fails at once with
+        # the reason (not at BOOT_TIMEOUT, 300 s), and the next one works.
+        s = self.svc(["bf3,gone@time:3s,return=1s"], conf="PCIE_RESET_DELAY 6\nBOOT_TIMEOUT 30\n")
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("Input/output error", err, s.text())
+        self.assertIn("removed or reset meanwhile", s.text())
+        self.assertIn("BOOT_CONTROL restored to 1", s.text())
+        s.write_conf("PCIE_RESET_DELAY 0\n")
+        s.hup()
+        self.assertTrue(wait_for(lambda: "configuration re-read" in s.text(), 30))
+        rc, err = push(DEMO, s.node(BASE, "boot"), "dd")
+        self.assertEqual(rc, 0, err + s.text())
+        misc_write(s, BASE, "DISPLAY_LEVEL 2")
+        self.assertTrue(wait_for(lambda: "DPU is ready" in misc_lines(s, BASE), 60))
+
     def test_retry_after_failed_push(self):
         # A push that fails (device stalls past BOOT_TIMEOUT), then a retry
         # right after: the node is free as soon as the first close returned.
@@ -179,22 +315,38 @@ class HardeningTest(unittest.TestCase):
     def test_sigterm_with_held_nodes(self):
         tag = os.getpid()
         s = self.svc(["bf3,shared=svch%d" % tag, "bf2,stall=600s@256K"], net=True)
+        # The registers of the first device, as another driver on the same
+        # rshim sees them (shared=): the keepalive runs in SCRATCHPAD1.
+        shm = os.open("/dev/shm/rshim-sim-svch%d" % tag, os.O_RDONLY)
+        regs = mmap.mmap(shm, SHM_HDR + BF3_SCRATCHPAD1 + 8, prot=mmap.PROT_READ)
+        os.close(shm)
+
+        def scratchpad1():
+            return struct.unpack_from("<Q", regs, SHM_HDR + BF3_SCRATCHPAD1)[0]
+        self.assertTrue(wait_for(lambda: scratchpad1() == KEEPALIVE, 30), hex(scratchpad1()))
         tail = subprocess.Popen(["tail", "-f", s.node(BASE, "misc")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shell = subprocess.Popen(["sh", "-c", "cd '%s' && exec sleep 600" % s.node(BASE)])
         writer = open(s.node(BASE, "boot"), "wb", buffering=0)
+        reg = os.open(s.node(BASE, "rshim"), os.O_RDWR)
+        pts = s.telemetry("/rshim/info,%d" % BASE)["/rshim/info"]["console"]
+        console = os.open(pts, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         stalled = subprocess.Popen(["dd", "if=" + DEMO, "of=" + s.node(BASE + 1, "boot"),
                                     "bs=1M", "status=none"], stderr=subprocess.PIPE,
                                    text=True)
         self.procs += [tail, shell, stalled]
         self.assertTrue(wait_for(lambda: s.text().count("boot push start") == 2, 30),
                         s.text())
+        # SIGTERM ends it within a bound well under systemd's stop timeout
+        # (TimeoutStopSec, 90 s by default), whatever is held.
         s.proc.send_signal(signal.SIGTERM)
         try:
-            code = s.proc.wait(60)
+            code = s.proc.wait(SIGTERM_BOUND)
         except subprocess.TimeoutExpired:
             code = None
-        self.assertEqual(code, 0, s.text())
+        self.assertEqual(code, 0, "not gone %d s after SIGTERM:\n" % SIGTERM_BOUND + s.text())
+        self.assertEqual(scratchpad1(), 0, "keepalive left in SCRATCHPAD1")
+        regs.close()
         self.assertEqual(s.mounts(), [])
         self.assertEqual(os.listdir(s.dev_dir), [])
         self.assertEqual(os.listdir(s.run_dir), [])
@@ -207,12 +359,44 @@ class HardeningTest(unittest.TestCase):
         self.assertIn("Input/output error", stalled.stderr.read())
         with self.assertRaises(OSError):
             writer.close()
+        with self.assertRaises(OSError) as cm:
+            os.write(reg, b"x")
+        self.assertEqual(cm.exception.errno, errno.ENOTCONN)
+        with self.assertRaises(OSError):
+            os.close(reg)
+        os.close(console)
         # The next start on the same directories is clean.
         s2 = Service(["bf3,shared=svch%d" % tag], BASE, tmp=s.tmp)
         self.svcs.append(s2)
         self.assertTrue(s2.start(), s2.text())
         self.assertIn("DEV_INFO        BlueField-3", misc_lines(s2, BASE))
         self.assertNotIn("stale mount", s2.text())
+
+    def test_sigpipe_log_reader_gone(self):
+        # `rshim-pmd -f | head`, a log pipe whose reader went away: the next
+        # line (here a user's misc write's audit line) must not kill the
+        # service (SIGPIPE) and leave a dead mount; nor does a SIGPIPE sent
+        # to it.
+        s = Service(["bf3"], BASE)
+        self.svcs.append(s)
+        s.logf = open(s.log, "w")
+        s.proc = subprocess.Popen(s.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  env=svc_helper.ENV)
+        self.assertTrue(wait_for(lambda: b" serving " in s.proc.stdout.readline() or
+                                 s.proc.poll() is not None, 60))
+        s.proc.stdout.close()
+        for i in range(3):
+            misc_write(s, BASE, "DISPLAY_LEVEL %d" % (i % 2))
+        s.proc.send_signal(signal.SIGPIPE)
+        self.assertIn("DEV_INFO        BlueField-3", misc_lines(s, BASE))
+        self.assertIsNone(s.proc.poll())
+        s.proc.send_signal(signal.SIGTERM)
+        try:
+            code = s.proc.wait(SIGTERM_BOUND)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.assertEqual(code, 0)
+        self.assertEqual(s.mounts(), [])
 
     def test_sigterm_during_reset_delays(self):
         # An open waiting out a 120 s reset delay, and a misc SW_RESET
@@ -231,7 +415,7 @@ class HardeningTest(unittest.TestCase):
                                  info(1)["control_busy"] == 1, 30))
         s.proc.send_signal(signal.SIGTERM)
         try:
-            code = s.proc.wait(60)
+            code = s.proc.wait(SIGTERM_BOUND)
         except subprocess.TimeoutExpired:
             code = None
         self.assertEqual(code, 0, s.text())
@@ -367,7 +551,10 @@ class HardeningTest(unittest.TestCase):
         cases = (("BOOT_TIMEOUT 0\n", 1, "BOOT_TIMEOUT"),
                  ("BOOT_TIMEOUT 5\n\0NO_SUCH_KEY 1\n", 2, "NUL"),
                  ("BOOT_TIMEOUT 5\nDISPLAY_LEVEL 1\x1b[2J\n", 2, "\\x1b"),
-                 ("DISPLAY_LEVEL " + "1" * 5000 + "\n", 1, "long"))
+                 ("DISPLAY_LEVEL " + "1" * 5000 + "\n", 1, "long"),
+                 # A bidi override in a device name would reach log lines.
+                 ("# \u00e9t\u00e9 is fine here\nrshim%d sim:bf3,peer=none,rev=9\u202e\n" % BASE,
+                  2, "\\xe2\\x80\\xae"))
         for text, line, what in cases:
             s = Service(["bf3"], BASE, conf="")
             with open(s.conf, "wb") as f:
@@ -378,11 +565,16 @@ class HardeningTest(unittest.TestCase):
             self.assertIn("rshim-pmd.conf:%d:" % line, errs[0])
             self.assertIn(what, errs[0])
             self.assertNotIn("\x1b", s.text())
+            self.assertNotIn("\u202e", s.text())
             self.assertEqual(s.mounts(), [])
-        for path, what in (("/dev/zero", "/dev/zero"), ("DIR", "not a regular file")):
+        for path, what in (("/dev/zero", "/dev/zero"), ("DIR", "not a regular file"),
+                           ("FIFO", "not a regular file")):
             s = Service(["bf3"], BASE)
             if path == "DIR":
                 path = s.tmp
+            elif path == "FIFO":  # its open must not wait for a writer
+                path = os.path.join(s.tmp, "conf.fifo")
+                os.mkfifo(path)
             s.args[s.args.index("-c") + 1] = path
             self.assertEqual(self.bad_start(s, timeout=30), 2, path + ": " + s.text())
             self.assertIn(what, s.text())

@@ -16,6 +16,7 @@ gateway), served by rshim-pmd.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import unittest
@@ -37,6 +38,7 @@ class LivefishServiceTest(unittest.TestCase):
         if self.svc:
             self.svc.stop()
             text = self.svc.text()
+            shutil.rmtree(self.svc.tmp, ignore_errors=True)
             for bad in ("Sanitizer", "runtime error:"):
                 self.assertNotIn(bad, text, text)
 

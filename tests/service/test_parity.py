@@ -400,11 +400,15 @@ class ParityTest(unittest.TestCase):
     # -- 8. ifup tmfifo_netN; 9. the telemetry client ---------------------
 
     def test_net_ifup_on_tap(self):
-        # A stand-in ifup first on PATH records what it was asked.
+        # A stand-in ifup first on PATH records what it was asked, and the
+        # signals it got blocked or ignored (none: it is a fresh process,
+        # not a copy of the service's signal state).
         bindir = tempfile.mkdtemp(prefix="rshim-ifup-")
         rec = os.path.join(bindir, "called")
+        sigs = os.path.join(bindir, "signals")
         with open(os.path.join(bindir, "ifup"), "w") as f:
-            f.write("#!/bin/sh\necho \"$@\" >> '%s'\n" % rec)
+            f.write("#!/bin/sh\necho \"$@\" >> '%s'\n"
+                    "exec grep -E '^Sig(Blk|Ign)' /proc/self/status > '%s'\n" % (rec, sigs))
         os.chmod(os.path.join(bindir, "ifup"), 0o755)
         old = svc_helper.ENV["PATH"]
         svc_helper.ENV["PATH"] = bindir + ":" + old
@@ -416,6 +420,11 @@ class ParityTest(unittest.TestCase):
             self.assertTrue(wait_for(lambda: os.path.exists(rec), 30), s.text())
             self.assertTrue(wait_for(lambda: self.text_of(rec) == "tmfifo_net%d\n" % BASE, 30))
             self.assertTrue(s.tap(BASE)["up"])
+            self.assertTrue(wait_for(lambda: os.path.exists(sigs) and
+                                     "SigIgn" in self.text_of(sigs), 30))
+            state = dict(ln.split(":") for ln in self.text_of(sigs).split("\n") if ln)
+            self.assertEqual(int(state["SigBlk"], 16), 0, state)
+            self.assertEqual(int(state["SigIgn"], 16) & (1 << (signal.SIGPIPE - 1)), 0, state)
         finally:
             shutil.rmtree(bindir, ignore_errors=True)
 

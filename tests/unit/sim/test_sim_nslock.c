@@ -93,6 +93,123 @@ test_claim_cross_process(void **state)
 	close(go[0]); close(go[1]); close(done[0]); close(done[1]);
 }
 
+/* A directory of this test's own under rsh_t_dir, made the lock
+ * directory with the given mode. */
+static void
+rsh_t_lock_dir(const char *leaf, mode_t mode, char *out, size_t len)
+{
+	mkdir(rsh_t_dir, 0700);
+	snprintf(out, len, "%s/%s", rsh_t_dir, leaf);
+	assert_int_equal(mkdir(out, 0700), 0);
+	assert_int_equal(chmod(out, mode), 0);
+	setenv("RSHIM_SIM_LOCK_DIR", out, 1);
+}
+
+/* The content of a small file. */
+static void
+rsh_t_read(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* What a user plants at the lock's name (a symbolic or hard link to a
+ * file root would then truncate, a FIFO, a directory) is refused with
+ * -EPERM, never followed, written or waited on. */
+static void
+test_planted_lock_files(void **state)
+{
+	char dir[160], lock[192], victim[192], got[32];
+	pid_t holder;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	if (getenv("RSH_T_NETNS") != NULL)
+		skip(); /* the rules, in this run's own directories */
+	rsh_t_lock_dir("planted", 01777, dir, sizeof(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", rsh_t_dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	snprintf(lock, sizeof(lock), "%s/%s3.lock", dir, rsh_sim_ns_prefix());
+	for (int kind = 0; kind < 4; kind++) {
+		unlink(lock);
+		rmdir(lock);
+		if (kind == 0)
+			assert_int_equal(symlink(victim, lock), 0);
+		else if (kind == 1)
+			assert_int_equal(link(victim, lock), 0);
+		else if (kind == 2)
+			assert_int_equal(mkfifo(lock, 0666), 0);
+		else
+			assert_int_equal(mkdir(lock, 0777), 0);
+		assert_int_equal(rsh_sim_nslock_claim(3, &holder), -EPERM);
+		rsh_t_read(victim, got, sizeof(got));
+		assert_string_equal(got, "precious\n");
+	}
+	rmdir(lock);
+	/* Once it is gone the index is free again. */
+	fd = rsh_sim_nslock_claim(3, &holder);
+	assert_true(fd >= 0);
+	rsh_sim_nslock_release(fd);
+	setenv("RSHIM_SIM_LOCK_DIR", rsh_t_dir, 1);
+}
+
+/* A lock directory others can write to is refused unless it is sticky;
+ * one owned by another user is refused; in a sticky one, another user's
+ * lock file is locked as it is, never written. */
+static void
+test_lock_dir_rules(void **state)
+{
+	char dir[160], lock[192], got[32];
+	pid_t holder;
+	FILE *f;
+	int fd, fd2;
+
+	(void)state;
+	if (getenv("RSH_T_NETNS") != NULL)
+		skip(); /* the rules, in this run's own directories */
+	rsh_t_lock_dir("open", 0777, dir, sizeof(dir));
+	assert_int_equal(rsh_sim_nslock_claim(4, &holder), -EPERM);
+	assert_int_equal(rsh_sim_nslock_claim_free(&(unsigned int){ 0 }), -EPERM);
+	rsh_t_lock_dir("group", 0770, dir, sizeof(dir));
+	assert_int_equal(rsh_sim_nslock_claim(4, &holder), -EPERM);
+	rsh_t_lock_dir("sticky", 01777, dir, sizeof(dir));
+	fd = rsh_sim_nslock_claim(4, &holder);
+	assert_true(fd >= 0);
+	rsh_sim_nslock_release(fd);
+	if (geteuid() != 0) {
+		setenv("RSHIM_SIM_LOCK_DIR", rsh_t_dir, 1);
+		return; /* the rest needs files of another user */
+	}
+	rsh_t_lock_dir("theirs", 0755, dir, sizeof(dir));
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	assert_int_equal(rsh_sim_nslock_claim(4, &holder), -EPERM);
+	rsh_t_lock_dir("shared", 01777, dir, sizeof(dir));
+	snprintf(lock, sizeof(lock), "%s/%s5.lock", dir, rsh_sim_ns_prefix());
+	f = fopen(lock, "w");
+	assert_non_null(f);
+	fputs("4242\n", f);
+	fclose(f);
+	assert_int_equal(chown(lock, 65534, 65534), 0);
+	fd = rsh_sim_nslock_claim(5, &holder);
+	assert_true(fd >= 0);
+	fd2 = rsh_sim_nslock_claim(5, &holder);
+	assert_int_equal(fd2, -EBUSY);
+	assert_int_equal(holder, 4242); /* its record, not ours */
+	rsh_t_read(lock, got, sizeof(got));
+	assert_string_equal(got, "4242\n");
+	rsh_sim_nslock_release(fd);
+	setenv("RSHIM_SIM_LOCK_DIR", rsh_t_dir, 1);
+}
+
 /* With real namespaces (root): a child instance owns <prefix><N>; our
  * explicit peer=N is refused with -EBUSY and its namespace stays; an
  * automatic index picks another name. */
@@ -153,6 +270,8 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_claim_local),
 		cmocka_unit_test(test_claim_cross_process),
+		cmocka_unit_test(test_planted_lock_files),
+		cmocka_unit_test(test_lock_dir_rules),
 		cmocka_unit_test(test_netns_no_collision),
 	};
 	int rc;
