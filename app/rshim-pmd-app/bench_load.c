@@ -177,7 +177,8 @@ rsh_load_nice_workers(int nice)
 	return rc;
 }
 
-/* Percentile q (0-1) of a lateness histogram: its bucket's upper bound. */
+/* Percentile q (0-1) of a lateness histogram: its bucket's upper bound,
+ * or the largest lateness seen when that is less. */
 uint64_t
 rsh_bench_late_pct(const struct rsh_bench_late *h, double q)
 {
@@ -189,8 +190,8 @@ rsh_bench_late_pct(const struct rsh_bench_late *h, double q)
 	for (unsigned int i = 0; i < RSH_POLL_LATE_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= want)
-			return i + 1 < RSH_POLL_LATE_BUCKETS ? rsh_poller_late_bound_ns(i) :
-							     h->max_ns;
+			return i + 1 < RSH_POLL_LATE_BUCKETS ?
+			       RTE_MIN(rsh_poller_late_bound_ns(i), h->max_ns) : h->max_ns;
 	}
 	return h->max_ns;
 }

@@ -159,7 +159,10 @@ class BenchSmoke(unittest.TestCase):
             self.assertGreater(r["bytes"], 0, r)
             self.assertGreater(r["mib_s"], 0, r)
             self.assertLessEqual(r["pct_of_drain"], 102, r)  # the DPU's own clock
-            self.assertGreater(r["competitor_work_pct"], 0, r)
+            # a row of a few ms may pass before a competitor runs at all
+            self.assertGreaterEqual(r["competitor_work_pct"], 0, r)
+            self.assertLessEqual(r["late_p50_ns"], r["late_p99_ns"], r)
+            self.assertLessEqual(r["late_p99_ns"], r["late_max_ns"], r)
             self.assertGreaterEqual(r["empty_s"], 0, r)
             raised = r["policy"] == "rshim-pmd" and os.geteuid() == 0
             self.assertEqual(r["rt_raises"] > 0, raised, r)
@@ -167,6 +170,8 @@ class BenchSmoke(unittest.TestCase):
                 self.assertGreater(r["sleeps"], 0, r)  # it paces with timed sleeps
             if r["policy"] == "pmd busy":
                 self.assertEqual(r["sleeps"], 0, r)
+        # the competitors ran and were measured
+        self.assertGreater(max(r["competitor_work_pct"] for r in rows), 0, rows)
         p = run("--bench", "tmfifo", "--load", "2")
         self.assertEqual(p.returncode, 2)
         self.assertIn("--load goes with --bench boot", p.stderr)
