@@ -131,14 +131,22 @@ struct rsh_tmfifo {
 	uint32_t con_rd_off;          /* user (console reader) */
 };
 
-/* True when a user queued TX data or control words (no MMIO; any thread). */
+/*
+ * True when a user queued TX data or control words the next pass can
+ * send (no MMIO; the poll lcore, before it dozes). While the last passes
+ * found the host-to-DPU FIFO full (blocked_since), queued data is no
+ * reason to stay awake: only the DPU reading frees room, and it raises no
+ * interrupt, so the loop backs off and looks again at its ceiling (an
+ * un-booted or stalled DPU and a host that sends, e.g. IPv6 neighbour
+ * discovery on tmfifo_netN, used to keep the loop spinning on a core).
+ */
 static inline bool
 rsh_tmfifo_user_pending(struct rsh_dev *dev)
 {
 	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
 	unsigned int c;
 
-	if (t == NULL)
+	if (t == NULL || t->blocked_since != 0)
 		return false;
 	if (rsh_ring_count(t->ctrl) > 0)
 		return true;

@@ -23,6 +23,7 @@
 #include "rsh_t_tmfifo_mock.h"
 #include "rsh_test_eal.h"
 #include "rsh_tmfifo_api.h"
+#include "rsh_tmfifo_priv.h"
 #include "rsh_tmfifo_proto.h"
 
 /* Attach sends 256 − count − 3 sync words in one burst after one STS read. */
@@ -314,6 +315,34 @@ test_tx_stuck_padding(void **state)
 	assert_int_equal(ns.tx_drop_timeout, 1);
 }
 
+/* TX data queued while the DPU does not read (a full host-to-DPU FIFO) is
+ * no reason for the poll loop to stay awake: once a pass found the FIFO
+ * full, rsh_tmfifo_user_pending() is false (the loop backs off) until a
+ * pass sends again. */
+static void
+test_tx_blocked_lets_loop_doze(void **state)
+{
+	struct rsh_t_ctx *c = *state;
+	struct rte_mbuf *m;
+	unsigned int i;
+
+	rsh_t_attach(c, 64, false);
+	m = rsh_t_frame(c, 1, 64);
+	assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
+	assert_true(rsh_tmfifo_user_pending(&c->dev)); /* room: send it */
+	for (i = 0; i < 253; i++)
+		rsh_t_push(&c->m.htt, 0); /* the DPU reads nothing */
+	assert_int_equal(rsh_t_poll(c), 0);
+	m = rsh_t_frame(c, 2, 64);
+	assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
+	assert_false(rsh_tmfifo_user_pending(&c->dev));
+	rsh_t_arm_drain(c, 253); /* the DPU reads again */
+	assert_int_equal(rsh_t_poll(c), 9 + 9); /* both frames */
+	m = rsh_t_frame(c, 3, 64);
+	assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
+	assert_true(rsh_tmfifo_user_pending(&c->dev));
+}
+
 /* Idle passes do no TX MMIO: one TTH STS read each, nothing else. */
 static void
 test_idle_mmio(void **state)
@@ -376,6 +405,7 @@ main(void)
 		T(test_boot_leaves_fifo_alone),
 		T(test_tx_stuck_padding),
 		T(test_idle_mmio),
+		T(test_tx_blocked_lets_loop_doze),
 		T(test_tx_bf1_write_runs),
 	};
 #undef T
