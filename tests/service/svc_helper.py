@@ -255,3 +255,22 @@ def run_bfb_install(test, svc, idx, bfb):
     test.assertEqual(p.returncode, 0, p.stdout + p.stderr + svc.text())
     test.assertIn("DPU is ready", p.stdout)
     test.assertIn("boot push done", svc.text())
+
+
+def assert_clean(test, text):
+    """No sanitizer report in a log (the service's or a tool's)."""
+    for bad in ("Sanitizer", "runtime error:"):
+        test.assertNotIn(bad, text, text)
+
+
+def finish(test, svcs):
+    """tearDown: stop every service, remove its directories, then fail on
+    any sanitizer report in its log."""
+    texts = []
+    for s in svcs:
+        s.close()
+        texts.append(s.text())
+    for s in svcs:  # after every log is read: two may share a directory
+        shutil.rmtree(s.tmp, ignore_errors=True)
+    for text in texts:
+        assert_clean(test, text)

@@ -25,7 +25,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svc_helper import DEMO, Service, fuse_missing, run_bfb_install, wait_for  # noqa: E402
+from svc_helper import (DEMO, Service, finish, fuse_missing, run_bfb_install,  # noqa: E402
+                        wait_for)
 
 IOC_READ2, IOC_WRITE2 = 0xC00D5200, 0xC00D5201
 BF3 = {"SCRATCHPAD2": 0x13000C48, "SWINT": 0x13000318,
@@ -49,12 +50,7 @@ class BfbInstallTest(unittest.TestCase):
         self.svc = None
 
     def tearDown(self):
-        if self.svc:
-            self.svc.stop()
-            text = self.svc.text()
-            shutil.rmtree(self.svc.tmp, ignore_errors=True)
-            for bad in ("Sanitizer", "runtime error:"):
-                self.assertNotIn(bad, text, text)
+        finish(self, [self.svc] if self.svc else [])
 
     def start(self, dev_dir=None):
         self.svc = Service(["bf3,drain=400M"], BASE)

@@ -28,7 +28,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svc_helper  # noqa: E402
-from svc_helper import (DEMO, Service, fuse_missing, misc_lines,  # noqa: E402
+from svc_helper import (DEMO, Service, finish, fuse_missing, misc_lines,  # noqa: E402
                         misc_write, push, wait_for)
 
 # Per-run indexes, away from the other service tests' (40-67); 16 for the
@@ -59,15 +59,7 @@ class HardeningTest(unittest.TestCase):
             p.wait()
             if p.stderr is not None:
                 p.stderr.close()
-        texts = []
-        for s in self.svcs:
-            s.close()
-            texts.append(s.text())
-        for s in self.svcs:
-            shutil.rmtree(s.tmp, ignore_errors=True)
-        for text in texts:
-            for bad in ("Sanitizer", "runtime error:"):
-                self.assertNotIn(bad, text, text)
+        finish(self, self.svcs)
 
     def svc(self, sims, base=BASE, expect=None, **kw):
         s = Service(sims, base, **kw)

@@ -16,13 +16,13 @@ gateway), served by rshim-pmd.
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svc_helper import DEMO, Service, fuse_missing, push, run_bfb_install, wait_for  # noqa: E402
+from svc_helper import (DEMO, Service, finish, fuse_missing, push,  # noqa: E402
+                        run_bfb_install, wait_for)
 
 BASE = 80 + (os.getpid() % 10) * 2
 # BF3: the emulator asks for a 300 ms quiet window after RESET_CONTROL
@@ -35,12 +35,7 @@ class LivefishServiceTest(unittest.TestCase):
         self.svc = None
 
     def tearDown(self):
-        if self.svc:
-            self.svc.stop()
-            text = self.svc.text()
-            shutil.rmtree(self.svc.tmp, ignore_errors=True)
-            for bad in ("Sanitizer", "runtime error:"):
-                self.assertNotIn(bad, text, text)
+        finish(self, [self.svc] if self.svc else [])
 
     def misc(self, node, text=None):
         if text is not None:

@@ -27,7 +27,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svc_helper  # noqa: E402
-from svc_helper import (DEMO, ENV, SVC, Service, fuse_missing,  # noqa: E402
+from svc_helper import (DEMO, ENV, SVC, Service, assert_clean, finish, fuse_missing,  # noqa: E402
                         misc_lines, misc_write, push, read_until, wait_for)
 
 BANNER = b"rshim-pmd emulated BlueField-3"
@@ -109,15 +109,7 @@ class ParityTest(unittest.TestCase):
             p.wait()
             if p.stdout is not None:
                 p.stdout.close()
-        texts = []
-        for s in self.svcs:
-            s.close()
-            texts.append(s.text())
-        for s in self.svcs:
-            shutil.rmtree(s.tmp, ignore_errors=True)
-        for text in texts:
-            for bad in ("Sanitizer", "runtime error:"):
-                self.assertNotIn(bad, text, text)
+        finish(self, self.svcs)
 
     def svc(self, sims, base=BASE, expect=None, **kw):
         s = Service(sims, base, **kw)
@@ -139,8 +131,7 @@ class ParityTest(unittest.TestCase):
 
     def clean(self, text):
         """No sanitizer report in a tool's own output."""
-        for bad in ("Sanitizer", "runtime error:"):
-            self.assertNotIn(bad, text, text)
+        assert_clean(self, text)
 
     # -- 1. secure NIC mode: nodes, EPERM, the index kept ----------------
 

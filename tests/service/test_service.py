@@ -25,7 +25,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svc_helper import (DEMO, Service, dpu_netns, fuse_missing, misc_lines,  # noqa: E402
+from svc_helper import (DEMO, Service, dpu_netns, finish, fuse_missing, misc_lines,  # noqa: E402
                         misc_write, push, read_until, wait_for)
 
 IOC_READ, IOC_WRITE = 0xC00C5200, 0xC00C5201
@@ -52,12 +52,7 @@ class ServiceTest(unittest.TestCase):
         self.svcs = []
 
     def tearDown(self):
-        for s in self.svcs:
-            s.close()
-            text = s.text()
-            shutil.rmtree(s.tmp, ignore_errors=True)
-            for bad in ("Sanitizer", "runtime error:"):
-                self.assertNotIn(bad, text, text)
+        finish(self, self.svcs)
 
     def svc(self, sims, base=BASE, expect=None, **kw):
         s = Service(sims, base, **kw)

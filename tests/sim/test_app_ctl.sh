@@ -12,8 +12,8 @@
 set -u
 app=$1 demo=$2
 tmp=$(mktemp -d)
-export RSHIM_SIM_NETNS_PREFIX=rshtc$$-
-export RSHIM_SIM_LOCK_DIR=$tmp/sim-locks
+. "$(dirname "$0")/../common/rsh_sim_names.sh"
+rsh_sim_names tc "$tmp"
 bg=
 trap '[ -n "$bg" ] && kill "$bg" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0 passes=0 n=0
@@ -162,16 +162,8 @@ fi
 wait_check
 # Nothing of this run is left: no namespace with its prefix, no emulator
 # still holding one of its namespace locks.
-left=$(ls /run/netns 2>/dev/null | grep "^$RSHIM_SIM_NETNS_PREFIX")
-held=
-for f in "$RSHIM_SIM_LOCK_DIR"/*.lock; do
-	[ -e "$f" ] && ! flock -n "$f" true && held="$held $f"
-done
-if [ -z "$left" ] && [ -z "$held" ]; then
-	pass "nothing left behind"
-else
-	fail "left behind: namespaces '$left', held locks '$held'"
-fi
+left=$(rsh_sim_left)
+if [ -z "$left" ]; then pass "nothing left behind"; else fail "left behind: $left"; fi
 for r in "$tmp"/c*.res; do
 	cat "$r"
 	if grep -q "^ok: " "$r"; then passes=$((passes + 1)); else fails=$((fails + 1)); fi

@@ -10,8 +10,8 @@ set -u
 app=$1 mkbfb=$2 demo=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export RSHIM_SIM_NETNS_PREFIX=rshti$$-
-export RSHIM_SIM_LOCK_DIR=$tmp/sim-locks
+. "$(dirname "$0")/../common/rsh_sim_names.sh"
+rsh_sim_names ti "$tmp"
 fails=0 passes=0
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -203,16 +203,8 @@ fi
 
 # Nothing of this run is left: no namespace with its prefix, no emulator
 # still holding one of its namespace locks.
-left=$(ls /run/netns 2>/dev/null | grep "^$RSHIM_SIM_NETNS_PREFIX")
-held=
-for f in "$RSHIM_SIM_LOCK_DIR"/*.lock; do
-	[ -e "$f" ] && ! flock -n "$f" true && held="$held $f"
-done
-if [ -z "$left" ] && [ -z "$held" ]; then
-	pass "nothing left behind"
-else
-	fail "left behind: namespaces '$left', held locks '$held'"
-fi
+left=$(rsh_sim_left)
+if [ -z "$left" ]; then pass "nothing left behind"; else fail "left behind: $left"; fi
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -328,19 +328,28 @@ test_stall_times_out(void **state)
 	free(s.buf);
 }
 
+/* A 1 MiB stream pushed to devstr with a 300 s stall timeout: a fault
+ * the device string injects must end it long before that. */
+static void
+rsh_t_push_faulted(struct rsh_t_run *r, struct rsh_t_stream *s, const char *devstr)
+{
+	struct rsh_boot_opts o;
+
+	rsh_t_stream_make(s, 1048576, 6);
+	rsh_t_opts(&o, 300000);
+	rsh_t_open(r, devstr);
+	rsh_t_push(r, s, &o);
+}
+
 /* Surprise removal mid-push: -ENODEV quickly, no hang. */
 static void
 test_gone(void **state)
 {
 	struct rsh_t_stream s;
 	struct rsh_t_run r;
-	struct rsh_boot_opts o;
 
 	(void)state;
-	rsh_t_stream_make(&s, 1048576, 6);
-	rsh_t_opts(&o, 300000);
-	rsh_t_open(&r, "sim:bf2,gone@1M");
-	rsh_t_push(&r, &s, &o);
+	rsh_t_push_faulted(&r, &s, "sim:bf2,gone@1M");
 	assert_int_equal(r.rc, -ENODEV);
 	assert_non_null(strstr(r.err, "disappeared"));
 	assert_true(r.sim.gone);
@@ -356,13 +365,9 @@ test_armreset(void **state)
 {
 	struct rsh_t_stream s;
 	struct rsh_t_run r;
-	struct rsh_boot_opts o;
 
 	(void)state;
-	rsh_t_stream_make(&s, 1048576, 6);
-	rsh_t_opts(&o, 300000);
-	rsh_t_open(&r, "sim:bf3,armreset@64K");
-	rsh_t_push(&r, &s, &o);
+	rsh_t_push_faulted(&r, &s, "sim:bf3,armreset@64K");
 	assert_int_equal(r.rc, -EIO);
 	assert_non_null(strstr(r.err, "unreachable during the push (the ARM was reset?)"));
 	assert_non_null(strstr(r.err, "BOOT_CONTROL restored"));
