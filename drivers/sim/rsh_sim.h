@@ -81,6 +81,9 @@ struct rsh_sim_stats {
 	uint64_t rst_done;       /**< resets carried out after START_ACK */
 	uint64_t crash_records;  /**< PANIC/EXCEPTION records written */
 	uint64_t bootfifo_bytes; /**< read by the running DPU's bootfifo reader */
+	uint64_t host_boot_words;/**< words the host wrote to BOOT_FIFO_DATA
+				   *   (kept, dropped or ignored): who drove
+				   *   the boot FIFO, for ownership checks */
 	uint64_t upgrades;       /**< deferred updates it read completely */
 	uint8_t bmc_mode;        /**< other driver now: 0 none, 1 bmc,
 				   *   2 bmc-old, 3 bmc-request */

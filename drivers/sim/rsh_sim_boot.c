@@ -551,6 +551,7 @@ rsh_sim_boot_write(struct rsh_sim *sim, const uint64_t *w, unsigned int n,
 	uint64_t budget;
 	unsigned int k;
 
+	RSH_SIM_ST_ADD(sim, host_boot_words, n);
 	for (;;) {
 		rsh_sim_boot_advance(sim, now);
 		if (sim->gone) {

@@ -11,6 +11,8 @@ side adds what only the host can do: a TCP receiver in the emulated
 DPU's network namespace. Per-run names: the namespace index, the share
 directory. Exit 77 (skip) only when rshim-vm says a guest cannot start.
 From meson: RSHIM_VM, RSHIM_SIM_PCI, RSHIM_PMD_APP, RSHIM_PMD, RSHIM_MKBFB.
+The nvidia case needs RSHIM_US_DIR: a tree of NVIDIA's rshim-user-space
+with its daemon built (src/rshim); without it the case skips and says so.
 """
 import os
 import random
@@ -48,6 +50,12 @@ def cases(peer):
         "uio": ("--no-iommu-at-all", ["sim:bf3,drain=20M,peer=none"]),
         "noiommu": ("--noiommu", ["sim:bf3,drain=20M,peer=none"]),
         # BF3: a 300 ms quiet window after RESET_CONTROL, not silicon's 10 s
+        # NVIDIA's daemon: a BF3 (DPU network), a BF2, and the BF3 again
+        # through a second function (shared registers) for rshim-pmd
+        "nvidia": ("--iommu", [
+            "sim:bf3,drain=20M,peer=%d,shared=nv%d" % (peer, peer),
+            "sim:bf2,drain=20M,peer=none",
+            "sim:bf3,shared=nv%d,peer=none" % peer]),
         "livefish": ("--iommu", [
             "sim:bf1,livefish=1,peer=none",
             "sim:bf2,livefish=1,peer=none",
@@ -69,6 +77,10 @@ HOST_CHECKS = {
     "service": [(0, r"images_ok=5 ")] + no_bad(0),
     "uio": [(0, r"images_ok=5 ")] + no_bad(0),
     "noiommu": [(0, r"rst_requests=1 rst_done=1 ")] + no_bad(0),
+    # NVIDIA's daemon booted the BF2 and the BF3 (twice), rshim-pmd the
+    # BF3 through its own function
+    "nvidia": [(1, r"images_ok=5 "), (0, r"images_ok=5 "), (2, r"images_ok=5 ")]
+    + no_bad(0, 1, 2),
     # every push booted, the gateway protocol kept, nothing touched in
     # the BF3 quiet window, no BAR access (there is none)
     "livefish": [(i, p) for i in range(3) for p in (
@@ -134,6 +146,11 @@ def main():
         if b.returncode != 0:
             print("skipped: no noiommu-capable vfio.ko (above)")
             return 77
+    us = os.environ.get("RSHIM_US_DIR", "")
+    if case == "nvidia" and not os.access(os.path.join(us, "src", "rshim"), os.X_OK):
+        print("skipped: NVIDIA's rshim daemon not found: set RSHIM_US_DIR to a "
+              "rshim-user-space tree with src/rshim built in it (doc/vm.md)")
+        return 77
     peer = peer_index()
     mode, sims = cases(peer)[case]
     share = tempfile.mkdtemp(prefix="rshim-vm-%s-" % case)

@@ -238,6 +238,8 @@ rsh_t_check_depth(const char *devstr, unsigned int depth)
 	rsh_t_sim_open(&t, devstr);
 	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w, 1100);
 	assert_int_equal(rsh_t_stats(&t).boot_overflows, 1100 - depth);
+	/* every word the host wrote is counted, kept or dropped */
+	assert_int_equal(rsh_t_stats(&t).host_boot_words, 1100);
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), depth & 0x3FF);
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_DATA), 0x1000);
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), depth - 1);
