@@ -53,6 +53,8 @@ struct rsh_bench_cfg {
 	bool livefish;          /* through the config-space gateway */
 	uint64_t size;          /* bytes to push */
 	double budget_s;        /* stop the row after this long (wall) */
+	const char *devstr;     /* --device sim:...: this emulator as given
+				 * (its own cost and drain options), or NULL */
 };
 
 /*

@@ -87,7 +87,13 @@ rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
 void
 rsh_bench_devstr(const struct rsh_bench_cfg *c, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "sim:%s,resetwin=0,resetdelay=1ms", c->gen);
+	int n;
+
+	if (c->devstr != NULL) { /* as the user gave it, reset waits cut */
+		snprintf(buf, len, "%s,resetwin=0,resetdelay=1ms", c->devstr);
+		return;
+	}
+	n = snprintf(buf, len, "sim:%s,resetwin=0,resetdelay=1ms", c->gen);
 
 	if (c->profile != 0)
 		n += snprintf(buf + n, len - n, ",profile=install/%u", c->profile);

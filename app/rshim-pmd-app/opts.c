@@ -106,7 +106,9 @@ rsh_app_usage_modes(FILE *f, const char *prog)
 "                         and ping for --ip. Runs until Ctrl-C\n"
 "  --bench boot           boot FIFO benchmark on the emulator, MMIO cost model on:\n"
 "                         BlueField-1/2/3, drain rates unlimited to 2 MB/s,\n"
-"                         rshim-pmd's policy against the reference daemon's\n"
+"                         rshim-pmd's policy against the reference daemon's;\n"
+"                         with --device sim:bfN,OPTIONS both policies on that\n"
+"                         one emulated device (its drain and cost options)\n"
 "  --bench install        both policies through an emulated install (fast firmware,\n"
 "                         long stalls, slow eMMC tail), compressed in time\n"
 "  --bench tmfifo         console and network channel benchmark on the emulator\n"
@@ -563,6 +565,12 @@ rsh_app_check_modes(struct rsh_app *app)
 	    (app->bench == NULL || strcmp(app->bench, "boot") != 0)) {
 		rsh_app_err("--%s goes with --bench boot (the busy-host rows)",
 			    app->bench_load >= 0 ? "load" : "bench-nice");
+		return -1;
+	}
+	if (app->bench != NULL && app->device_given &&
+	    (strcmp(app->bench, "boot") != 0 || strncmp(app->device, "sim:bf", 6) != 0 ||
+	     app->bench_load >= 0 || app->bench_nice >= 0)) {
+		rsh_app_err("--bench takes --device only as --bench boot --device sim:bfN,... (both policies on that emulated device)");
 		return -1;
 	}
 	if (app->list_sim && !app->list) {

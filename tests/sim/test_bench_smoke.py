@@ -138,6 +138,34 @@ class BenchSmoke(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("--boot-fifo-words", p.stderr)
 
+    def test_boot_one_device(self):
+        """--bench boot --device sim:...: both policies on that device, its
+        own costs applied; other modes and devices refused with one line."""
+        rows = {}
+        for rd in (1000, 20000):
+            dev = "sim:bf3,peer=none,cost=1,rd_ns=%d,wr_ns=100,drain=20M" % rd
+            p = run("--bench", "boot", "--device", dev, "--bench-size", "1M",
+                    "--bench-time", "0.05", "--json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            r = json.loads(p.stdout)["rows"]
+            self.assertEqual([x["policy"] for x in r], ["rshim-pmd", "reference"])
+            for x in r:
+                self.assertEqual((x["gen"], x["rc"], x["cost_model"]), ("bf3", 0, True), x)
+                self.assertAlmostEqual(x["writes_per_mib"], 131072, delta=200)
+            self.assertGreater(r[1]["reads_per_mib"], r[0]["reads_per_mib"], r)
+            rows[rd] = r
+        # the device's own read cost is applied: at 20 us a status read
+        # the 20 MB/s drain frees 50 words, so the reference, which reads
+        # the count whenever its known-free words are used up, reads far less
+        self.assertLess(rows[20000][1]["reads_per_mib"],
+                        rows[1000][1]["reads_per_mib"] / 4, rows)
+        for args in (("--bench", "tmfifo", "--device", "sim:bf3"),
+                     ("--bench", "boot", "--device", "0000:03:00.2")):
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn("--bench boot --device sim:bfN", p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
     def test_load_rows(self):
         """--load: every busy-host row, competitors measured, the poll
         lcore raised only where the policy says so (root), no failed
