@@ -273,6 +273,7 @@ rsh_sim_reg_read(struct rsh_sim *sim, int reg, uint32_t off, uint64_t now)
 		rsh_sim_fifo_pop(&sim->boot, &v, 1);
 		return v;
 	case RSH_SIM_REG_BOOT_FIFO_COUNT: /* bits 9:0 (a full BF3 FIFO wraps to 0) */
+		RSH_SIM_ST_ADD(sim, host_count_reads, 1);
 		return sim->boot.count & RSH_SIM_BOOT_COUNT_MASK;
 	case RSH_SIM_REG_SEMAPHORE0: /* read returns the old value and takes
 				      * it (atomic: shared= processes) */

@@ -84,6 +84,8 @@ struct rsh_sim_stats {
 	uint64_t host_boot_words;/**< words the host wrote to BOOT_FIFO_DATA
 				   *   (kept, dropped or ignored): who drove
 				   *   the boot FIFO, for ownership checks */
+	uint64_t host_count_reads;/**< host reads of BOOT_FIFO_COUNT: a
+				   *   push's status polling */
 	uint64_t upgrades;       /**< deferred updates it read completely */
 	uint8_t bmc_mode;        /**< other driver now: 0 none, 1 bmc,
 				   *   2 bmc-old, 3 bmc-request */

@@ -34,6 +34,7 @@ rsh_sim_stats_get(const struct rsh_backend *be, struct rsh_sim_stats *st)
 	RSH_SIM_LD(rst_requests); RSH_SIM_LD(rst_done);
 	RSH_SIM_LD(crash_records); RSH_SIM_LD(bootfifo_bytes);
 	RSH_SIM_LD(host_boot_words);
+	RSH_SIM_LD(host_count_reads);
 	RSH_SIM_LD(upgrades);
 	RSH_SIM_LD(bmc_mode); RSH_SIM_LD(locked);
 	RSH_SIM_LD(lf_cfg_reads); RSH_SIM_LD(lf_cfg_writes); RSH_SIM_LD(lf_gw_ops);

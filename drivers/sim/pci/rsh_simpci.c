@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsh_simpci.h"
@@ -84,6 +85,12 @@ rsh_simpci_init(struct rsh_simpci *s, int fd, struct rsh_backend *be)
 	memset(s, 0, sizeof(*s));
 	s->fd = fd;
 	s->be = be;
+	if (rsh_sim_reg_bar_off((int)be->gen, RSH_SIM_REG_BOOT_FIFO_DATA, &s->off_fifo) != 0)
+		s->off_fifo = UINT32_MAX;
+	if (rsh_sim_reg_bar_off((int)be->gen, RSH_SIM_REG_RESET_CONTROL, &s->off_reset) != 0)
+		s->off_reset = UINT32_MAX;
+	if (rsh_sim_reg_bar_off((int)be->gen, RSH_SIM_REG_BOOT_FIFO_COUNT, &s->off_count) != 0)
+		s->off_count = UINT32_MAX;
 	rc = rsh_simpci_cfg_init(&s->cfg, be);
 	if (rc == 0 && be->cfg_only)
 		rc = rsh_simpci_cfg_hook_add(&s->cfg, &h);
@@ -268,6 +275,31 @@ rsh_simpci_bar_off(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
 	return (int64_t)off;
 }
 
+/* Count a read of the register at off (8-byte aligned). */
+static void
+rsh_simpci_count_read(struct rsh_simpci *s, uint32_t off)
+{
+	struct rsh_simpci_stats *st = &s->st;
+	unsigned int i;
+
+	st->mmio_reads++;
+	if (off == s->off_count)
+		st->count_reads++;
+	for (i = 0; i < st->reg_slots; i++) {
+		if (st->reads_by_reg[i].off == off) {
+			st->reads_by_reg[i].n++;
+			return;
+		}
+	}
+	if (i == RTE_DIM(st->reads_by_reg)) {
+		st->reads_other++;
+		return;
+	}
+	st->reads_by_reg[i].off = off;
+	st->reads_by_reg[i].n = 1;
+	st->reg_slots++;
+}
+
 /* BAR_READ: the value for the reply. */
 static uint64_t
 rsh_simpci_bar_read(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
@@ -277,11 +309,45 @@ rsh_simpci_bar_read(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
 
 	if (off < 0)
 		return b->size >= 8 ? UINT64_MAX : (1ull << (8 * b->size)) - 1;
-	s->st.mmio_reads++;
+	rsh_simpci_count_read(s, (uint32_t)off & ~7u);
 	v = s->be->ops->read64(s->be, (uint32_t)off & ~7u);
 	if (b->size == 8)
 		return v;
 	return (off & 4) ? v >> 32 : v & UINT32_MAX;
+}
+
+/* Monotonic ns. */
+static uint64_t
+rsh_simpci_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Track the boot push window (see struct rsh_simpci_stats) at a write
+ * to the register at BAR offset o, counted already. */
+static void
+rsh_simpci_push_window(struct rsh_simpci *s, uint32_t o)
+{
+	struct rsh_simpci_stats *st = &s->st;
+
+	if (o == s->off_reset) {
+		st->reset_at_ns = rsh_simpci_now_ns();
+		st->first_at_ns = 0;
+	} else if (o == s->off_fifo) {
+		st->last_at_ns = rsh_simpci_now_ns();
+		st->last_reads = st->mmio_reads;
+		st->last_writes = st->mmio_writes;
+		st->last_count_reads = st->count_reads;
+		if (st->first_at_ns == 0) {
+			st->first_at_ns = st->last_at_ns;
+			st->first_reads = st->mmio_reads;
+			st->first_writes = st->mmio_writes - 1;
+			st->first_count_reads = st->count_reads;
+		}
+	}
 }
 
 /* BAR_WRITE: 8 bytes whole, 4 bytes merged into the register. */
@@ -295,13 +361,14 @@ rsh_simpci_bar_write(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
 	if (off < 0)
 		return;
 	if (b->size == 4) {
-		s->st.mmio_reads++;
+		rsh_simpci_count_read(s, o);
 		old = s->be->ops->read64(s->be, o);
 		v = (off & 4) ? (old & UINT32_MAX) | (v << 32) :
 				(old & ~(uint64_t)UINT32_MAX) | (v & UINT32_MAX);
 	}
 	s->st.mmio_writes++;
 	s->be->ops->write64(s->be, o, v);
+	rsh_simpci_push_window(s, o);
 }
 
 /* A config message: well formed, then to the model. */
@@ -402,4 +469,20 @@ rsh_simpci_stats_line(const struct rsh_simpci *s, char *buf, size_t len)
 			 " fds_closed=%" PRIu64 " lf_cfg=%" PRIu64, st->mmio_reads,
 			 st->mmio_writes, st->bad_accesses, st->fds_closed,
 			 st->lf_cfg);
+	n = strnlen(buf, len);
+	for (i = 0; i < (int)st->reg_slots && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s0x%x:%" PRIu64,
+				      i == 0 ? " reads_at=" : ",",
+				      st->reads_by_reg[i].off, st->reads_by_reg[i].n);
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, " reads_other=%" PRIu64,
+				      st->reads_other);
+	if (n < len && st->first_at_ns != 0)
+		snprintf(buf + n, len - n, " push_open_ns=%" PRIu64 " push_ns=%" PRIu64
+			 " push_reads=%" PRIu64 " push_count_reads=%" PRIu64
+			 " push_writes=%" PRIu64,
+			 st->reset_at_ns != 0 ? st->first_at_ns - st->reset_at_ns : 0,
+			 st->last_at_ns - st->first_at_ns, st->last_reads - st->first_reads,
+			 st->last_count_reads - st->first_count_reads,
+			 st->last_writes - st->first_writes);
 }

@@ -40,6 +40,23 @@ struct rsh_simpci_stats {
 	uint64_t bad_accesses; /* refused BAR accesses (see above) */
 	uint64_t fds_closed;   /* fds received and closed */
 	uint64_t lf_cfg;       /* livefish window accesses (config space) */
+	/* reads by register, the first 16 registers read (later ones count
+	 * in reads_other): which registers a driver polls */
+	struct {
+		uint32_t off;
+		uint64_t n;
+	} reads_by_reg[16];
+	unsigned int reg_slots; /* slots used */
+	uint64_t reads_other;
+	/* The last boot push as the host made it: from the latest write to
+	 * RESET_CONTROL (a boot open's reset) to the first BOOT_FIFO_DATA
+	 * write after it (open_ns), and the BAR accesses from that first to
+	 * the latest BOOT_FIFO_DATA write (stream_*): a driver's push
+	 * without its open and close. CLOCK_MONOTONIC ns. */
+	uint64_t reset_at_ns, first_at_ns, last_at_ns;
+	uint64_t first_reads, first_writes, last_reads, last_writes;
+	uint64_t count_reads; /* reads of BOOT_FIFO_COUNT: a push's polling */
+	uint64_t first_count_reads, last_count_reads;
 };
 
 /* One server. */
@@ -48,6 +65,8 @@ struct rsh_simpci {
 	struct rsh_backend *be;    /* the emulated device */
 	struct rsh_simpci_cfg cfg;
 	struct rsh_simpci_stats st;
+	/* BAR offsets of the push window's registers (UINT32_MAX: none) */
+	uint32_t off_fifo, off_reset, off_count;
 	char err[200];             /* why the last call failed */
 };
 

@@ -116,12 +116,12 @@ static void
 rsh_sp_stats(const struct rsh_simpci *s, const char *when)
 {
 	struct rsh_sim_stats st;
-	char line[512];
+	char line[1024];
 
 	rsh_simpci_stats_line(s, line, sizeof(line));
 	fprintf(stderr, "rshim-sim-pci: %s: %s: %s\n", s->be->name, when, line);
 	if (rsh_sim_stats_get(s->be, &st) == 0)
-		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu rst_requests=%lu rst_done=%lu bad_accesses=%lu booted=%d gone=%d lf_cfg_reads=%lu lf_cfg_writes=%lu lf_violations=%lu lf_early=%lu host_boot_words=%lu tm_bytes=%lu tth_empty_reads=%lu\n",
+		fprintf(stderr, "rshim-sim-pci: %s: %s: device consumed_bytes=%lu images_ok=%lu resets=%lu arm_resets=%lu rst_requests=%lu rst_done=%lu bad_accesses=%lu booted=%d gone=%d lf_cfg_reads=%lu lf_cfg_writes=%lu lf_violations=%lu lf_early=%lu host_boot_words=%lu tm_bytes=%lu tth_empty_reads=%lu boot_first_ns=%lu boot_last_ns=%lu\n",
 			s->be->name, when, (unsigned long)st.consumed_bytes,
 			(unsigned long)st.images_ok, (unsigned long)st.resets,
 			(unsigned long)st.arm_resets, (unsigned long)st.rst_requests,
@@ -129,7 +129,8 @@ rsh_sp_stats(const struct rsh_simpci *s, const char *when)
 			st.booted, st.gone, (unsigned long)st.lf_cfg_reads,
 			(unsigned long)st.lf_cfg_writes, (unsigned long)st.lf_violations,
 			(unsigned long)st.lf_early, (unsigned long)st.host_boot_words,
-			(unsigned long)st.tm_bytes, (unsigned long)st.tth_empty_reads);
+			(unsigned long)st.tm_bytes, (unsigned long)st.tth_empty_reads,
+			(unsigned long)st.boot_first_ns, (unsigned long)st.boot_last_ns);
 }
 
 /* Serve until the peer goes, a signal stops us or a message is bad. */

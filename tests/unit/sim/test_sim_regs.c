@@ -243,6 +243,7 @@ rsh_t_check_depth(const char *devstr, unsigned int depth)
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), depth & 0x3FF);
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_DATA), 0x1000);
 	assert_int_equal(rsh_t_rd(&t, RSH_BOOT_FIFO_COUNT), depth - 1);
+	assert_int_equal(rsh_t_stats(&t).host_count_reads, 2);
 	t.be->ops->read_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA], w, 2);
 	assert_int_equal(w[0], 0x1001);
 	assert_int_equal(w[1], 0x1002);

@@ -27,6 +27,8 @@
 #define T_BASE 0xfe000000u
 #define T_BOOT_FIFO_DATA 0x2000u /* BF3, hardware-notes §1.5 */
 #define T_BOOT_CONTROL 0x0528u
+#define T_RESET_CONTROL 0x0500u
+#define T_BOOT_FIFO_COUNT 0x1000u
 
 /* A mock device: plain 64-bit storage, accesses counted. */
 struct t_dev {
@@ -396,6 +398,59 @@ test_bar_rw64(void **state)
 	assert_int_equal(c->s.st.bad_accesses, 0);
 }
 
+/* Reads count by register (4-byte halves as their register); the 17th
+ * distinct register counts as "other"; the counters line shows them. */
+static void
+test_bar_reads_by_reg(void **state)
+{
+	struct t_ctx *c = *state;
+	char line[1024];
+	unsigned int i;
+
+	t_place_bar(c);
+	t_bar(c, false, T_BASE + T_BOOT_CONTROL, 0, 8);
+	t_bar(c, false, T_BASE + T_BOOT_CONTROL + 4, 0, 4);
+	for (i = 1; i <= 16; i++)
+		t_bar(c, false, T_BASE + T_BAR - 8 * i, 0, 8);
+	assert_int_equal(c->s.st.reg_slots, 16);
+	assert_int_equal(c->s.st.reads_by_reg[0].off, T_BOOT_CONTROL);
+	assert_int_equal(c->s.st.reads_by_reg[0].n, 2);
+	assert_int_equal(c->s.st.reads_other, 1);
+	rsh_simpci_stats_line(&c->s, line, sizeof(line));
+	assert_non_null(strstr(line, " reads_at=0x" ));
+	assert_non_null(strstr(line, ":2,"));
+	assert_non_null(strstr(line, " reads_other=1"));
+}
+
+/* The push window: from the reset write to the first FIFO write, then
+ * the accesses from the first to the last FIFO write; a new reset starts
+ * a new window. */
+static void
+test_bar_push_window(void **state)
+{
+	struct t_ctx *c = *state;
+	char line[1024];
+
+	t_place_bar(c);
+	rsh_simpci_stats_line(&c->s, line, sizeof(line));
+	assert_null(strstr(line, "push_ns="));
+	t_bar(c, true, T_BASE + T_BOOT_FIFO_DATA, 1, 8); /* before any reset */
+	t_bar(c, true, T_BASE + T_RESET_CONTROL, 0xCA710001, 8);
+	t_bar(c, false, T_BASE + T_BOOT_CONTROL, 0, 8);  /* open: not counted */
+	t_bar(c, true, T_BASE + T_BOOT_FIFO_DATA, 2, 8);
+	t_bar(c, false, T_BASE + T_BOOT_FIFO_COUNT, 0, 8);
+	t_bar(c, true, T_BASE + T_BOOT_FIFO_DATA, 3, 8);
+	t_bar(c, false, T_BASE + T_BOOT_CONTROL, 0, 8);
+	t_bar(c, true, T_BASE + T_BOOT_FIFO_DATA, 4, 8);
+	t_bar(c, false, T_BASE + T_BOOT_CONTROL, 0, 8);  /* close: not counted */
+	rsh_simpci_stats_line(&c->s, line, sizeof(line));
+	assert_non_null(strstr(line, " push_reads=2 push_count_reads=1 push_writes=3"));
+	t_bar(c, true, T_BASE + T_RESET_CONTROL, 0xCA710001, 8);
+	t_bar(c, true, T_BASE + T_BOOT_FIFO_DATA, 5, 8);
+	rsh_simpci_stats_line(&c->s, line, sizeof(line));
+	assert_non_null(strstr(line, " push_reads=0 push_count_reads=0 push_writes=1"));
+}
+
 /* 4 bytes: halves of plain registers; FIFO data registers refused. */
 static void
 test_bar_rw32(void **state)
@@ -543,6 +598,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cfg_device_reset, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_cfg_livefish, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_probe, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_bar_reads_by_reg, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_bar_push_window, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_rw64, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_rw32, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bar_bad, t_setup, t_teardown),
