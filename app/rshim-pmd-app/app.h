@@ -87,6 +87,7 @@ struct rsh_app {
 	double bench_seconds;
 	int bench_load;            /* --load N: busy-host rows, -1 none */
 	int bench_nice;            /* --bench-nice N, -1 none */
+	uint32_t bench_write_ns;   /* --bench-write-ns NS, 0 none */
 	bool no_huge_forced;
 	/* TM FIFO channels (console.c, net.c) */
 	bool console;              /* --console */

@@ -130,7 +130,8 @@ rsh_bench_json(const struct rsh_bench_res *rows, unsigned int n)
 
 		printf("  {\"gen\": \"%s\", \"drain_bps\": %.0f, \"policy\": \"%s\", \"cost_model\": %s, "
 		       "\"bytes\": %" PRIu64 ", \"time_s\": %.6f, \"mib_s\": %.3f, \"limit_bps\": %.0f, "
-		       "\"pct_of_limit\": %.2f, \"reads_per_mib\": %.2f, \"forced_reads_per_mib\": %.2f, "
+		       "\"pct_of_limit\": %.2f, \"reads_per_mib\": %.2f, \"status_reads_per_mib\": %.2f, "
+		       "\"forced_reads_per_mib\": %.2f, "
 		       "\"writes_per_mib\": %.2f, "
 		       "\"cpu_us_per_mib\": %.2f, \"emu_cpu_s\": %.4f, \"wakeups_per_mib\": %.2f, "
 		       "\"short_writes\": %" PRIu64 ", \"full_sleeps\": %" PRIu64 ", "
@@ -139,7 +140,8 @@ rsh_bench_json(const struct rsh_bench_res *rows, unsigned int n)
 		       r->cfg.gen, r->cfg.drain, r->cfg.pol == RSH_BENCH_PMD ? "rshim-pmd" : "reference",
 		       r->cfg.cost ? "true" : "false", r->bytes, r->time_s, rsh_bench_mib_s(r), lim,
 		       lim > 0 ? 100.0 * rsh_bench_mib_s(r) * 1048576.0 / lim : 0,
-		       rsh_bench_per_mib(r, r->reads), rsh_bench_per_mib(r, r->forced_reads),
+		       rsh_bench_per_mib(r, r->reads), rsh_bench_per_mib(r, r->status_reads),
+		       rsh_bench_per_mib(r, r->forced_reads),
 		       rsh_bench_per_mib(r, r->writes),
 		       rsh_bench_per_mib(r, r->host_cpu_s * 1e6), r->emu_cpu_s,
 		       rsh_bench_per_mib(r, r->wakeups), r->short_writes, r->full_sleeps,
@@ -247,6 +249,7 @@ rsh_app_bench(struct rsh_app *app)
 	memset(rows, 0, sizeof(rows));
 	n = rsh_bench_plan(app, rows, RTE_DIM(rows));
 	for (i = 0; i < n && !rsh_bench_cancelled(); i++) {
+		rows[i].cfg.write_ns = app->bench_write_ns;
 		rsh_bench_run(app, pat, &rows[i]);
 		if (rows[i].rc < 0 && !rsh_bench_cancelled())
 			code = RSH_EXIT_FAIL;

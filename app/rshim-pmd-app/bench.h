@@ -53,6 +53,8 @@ struct rsh_bench_cfg {
 	bool livefish;          /* through the config-space gateway */
 	uint64_t size;          /* bytes to push */
 	double budget_s;        /* stop the row after this long (wall) */
+	uint32_t write_ns;      /* reference model: kernel round trip per
+				 * write() on the boot node (--bench-write-ns) */
 	const char *devstr;     /* --device sim:...: this emulator as given
 				 * (its own cost and drain options), or NULL */
 };
@@ -70,6 +72,7 @@ struct rsh_bench_snap {
 	double charged_s;       /* MMIO time charged by the cost model */
 	double emu_s;           /* real time inside the emulator's register ops */
 	uint64_t drain_reads;   /* reads BF1's drain rule adds */
+	uint64_t count_reads;   /* BOOT_FIFO_COUNT reads (the emulator's) */
 };
 
 /* One row's result. */
@@ -81,6 +84,7 @@ struct rsh_bench_res {
 	double emu_cpu_s;       /* the emulator's own CPU, reported apart */
 	uint64_t reads, writes; /* issued + BF1 drain reads */
 	uint64_t forced_reads;  /* the BF1 drain reads the host did not issue */
+	uint64_t status_reads;  /* of reads, BOOT_FIFO_COUNT: the push's own */
 	uint64_t wakeups;
 	uint64_t short_writes;  /* reference: write() calls that returned short */
 	uint64_t full_sleeps;   /* reference: 1 ms sleeps after no progress */

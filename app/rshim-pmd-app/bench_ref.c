@@ -13,10 +13,28 @@
  *  - the worker (rsh_ref_worker), the only thread touching registers while
  *    the stream runs: one BOOT_FIFO_COUNT read, then as many words as fit.
  *
- * Not modelled: the FUSE round trip of each write() through the kernel
- * (the model is cheaper than the daemon there), the pipe write that wakes
- * the worker's epoll loop (modelled as the condition variable the issue
- * of the hand-off uses on its other side).
+ * The worker is the daemon's main thread, whose epoll loop also serves a
+ * 1 ms timerfd (RSHIM_TIMER_INTERVAL, rshim.c:34; rshim_timer_run,
+ * rshim.c:2483, called once per wake-up at rshim.c:3045-3046, however many
+ * periods expired): every 10th tick polls the TM FIFO for network RX
+ * (RSHIM_NET_POLL_IDLE_INTERVAL_TICKS, rshim.c:37 and 2508-2519:
+ * rshim_net_rx -> rshim_fifo_read -> rshim_fifo_input reads
+ * TM_TILE_TO_HOST_STS, rshim.c:1068), every 300th runs the keepalive
+ * (rshim_timer_func, rshim.c:2458-2480: SCRATCHPAD3 read and SCRATCHPAD1
+ * write in the work handler, rshim.c:1795-1801; the locked-mode check's
+ * SCRATCHPAD1 read, rshim.c:2266; rshim_pcie_check's SCRATCHPAD6 read,
+ * rshim_pcie.c:780). While the boot file is open the work handler skips
+ * the 100 ms ownership and locked-mode work (rshim.c:1828). A piece in
+ * progress holds the thread: no tick until it returns. Ticks run on the
+ * device's clock (wall time plus the MMIO time the cost model charged),
+ * so a push the cost model slows meets the ticks a trapped daemon meets.
+ *
+ * write_ns (--bench-write-ns, default 0) is the kernel round trip of one
+ * write() on the CUSE boot node (cat -> kernel -> the daemon's CUSE
+ * thread -> reply), slept per write() call: with a drain-limited DPU each
+ * short write costs one, which is what paces the daemon's re-issue loop.
+ * The pipe write that wakes the worker's epoll loop is modelled as the
+ * condition variable the hand-off uses on its other side.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +46,7 @@
 
 #include "bench.h"
 #include "rsh_dev_priv.h"
+#include "rsh_own.h"
 #include "rsh_sim.h"
 
 #define RSH_REF_BUF (16u * 1024u)      /* BOOT_BUF_SIZE, two of them */
@@ -35,6 +54,10 @@
 #define RSH_REF_FULL_SLEEP_US 1000u    /* no progress: sleep 1 ms, §3.6 */
 #define RSH_REF_BAD_SLEEP_US 10000u    /* bad count value: 10 ms, §3.3 */
 #define RSH_REF_TIMEOUT_S 300.0        /* BOOT_TIMEOUT default, §3.5 */
+#define RSH_REF_TICK_S 0.001           /* the main loop's timerfd period */
+#define RSH_REF_NET_POLL_TICKS 10u     /* network RX poll when idle */
+#define RSH_REF_KEEPALIVE_TICKS 300u   /* 300 ms keepalive */
+#define RSH_REF_SLEEP_SLACK_NS 60000u  /* nanosleep's usual overshoot */
 
 /* The shared state of the model; the mutex guards the hand-off fields. */
 struct rsh_ref {
@@ -52,6 +75,8 @@ struct rsh_ref {
 	uint64_t bytes;                /* worker: words written * 8 */
 	uint64_t short_writes, full_sleeps, bad_reads;
 	int nice;                      /* the worker's (the daemon's main thread) */
+	uint64_t ticks;                /* worker: timer ticks */
+	uint32_t write_ns;             /* cat: kernel round trip per write() */
 	struct rsh_bench_late late;    /* CUSE thread: its 1 ms sleeps */
 };
 
@@ -96,21 +121,78 @@ rsh_ref_push_chunk(struct rsh_ref *r, const uint8_t *buf, size_t len)
 	return done;
 }
 
-/* The worker: wait for a piece, push it, hand back how much went in. */
+/* The device's clock: wall time plus the MMIO time charged, minus the
+ * emulator's own CPU (what the cost model's device sees). */
+static double
+rsh_ref_clock(struct rsh_ref *r)
+{
+	struct rsh_sim_cost_stats cs;
+	double t = rsh_bench_now();
+
+	if (rsh_sim_cost_get(r->dev->be, &cs) == 0)
+		t += ((double)cs.charged_ns - (double)cs.emu_ns) / 1e9;
+	return t;
+}
+
+/* One timer tick of the main loop while the boot file is open. */
+static void
+rsh_ref_tick(struct rsh_ref *r)
+{
+	r->ticks++;
+	if (r->ticks % RSH_REF_NET_POLL_TICKS == 0)
+		(void)rsh_dev_rd(r->dev, RSH_TM_TILE_TO_HOST_STS);
+	if (r->ticks % RSH_REF_KEEPALIVE_TICKS == 0) {
+		(void)rsh_dev_rd(r->dev, RSH_SCRATCHPAD3);
+		rsh_dev_wr(r->dev, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE);
+		(void)rsh_dev_rd(r->dev, RSH_SCRATCHPAD1);
+		(void)rsh_dev_rd(r->dev, RSH_SCRATCHPAD6);
+	}
+}
+
+/* Wait on the worker's condition until work, stop or the next tick (on
+ * the device's clock). Called and returns with r->mu held. */
+static void
+rsh_ref_wait(struct rsh_ref *r, double next)
+{
+	while (!r->work_ready && !r->stop) {
+		double left = next - rsh_ref_clock(r);
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)(left * 1e9);
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&r->work, &r->mu, &ts);
+	}
+}
+
+/* The worker: the main loop; ticks, and pieces pushed as they come. */
 static void *
 rsh_ref_worker(void *arg)
 {
 	struct rsh_ref *r = arg;
+	double next = rsh_ref_clock(r) + RSH_REF_TICK_S, now;
 
 	/* bfb-install's renice reaches the daemon's main thread: the worker */
 	if (r->nice > 0)
 		(void)setpriority(PRIO_PROCESS, 0, r->nice);
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		while (!r->work_ready && !r->stop)
-			pthread_cond_wait(&r->work, &r->mu);
+		rsh_ref_wait(r, next);
 		if (r->stop)
 			break;
+		now = rsh_ref_clock(r);
+		if (now >= next) { /* one tick however many periods passed */
+			pthread_mutex_unlock(&r->mu);
+			rsh_ref_tick(r);
+			pthread_mutex_lock(&r->mu);
+			next += RSH_REF_TICK_S * (1.0 + (double)(uint64_t)((now - next) /
+									   RSH_REF_TICK_S));
+		}
+		if (!r->work_ready)
+			continue;
 		pthread_mutex_unlock(&r->mu);
 		r->work_got = rsh_ref_push_chunk(r, r->work_buf, r->work_len);
 		r->bytes += r->work_got;
@@ -120,6 +202,24 @@ rsh_ref_worker(void *arg)
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
+}
+
+/* The kernel round trip of one write() on the CUSE node: sleep most of
+ * it, spin the rest (a short nanosleep overshoots by tens of us). */
+static void
+rsh_ref_write_trip(const struct rsh_ref *r)
+{
+	double end = rsh_bench_now() + r->write_ns / 1e9;
+
+	if (r->write_ns == 0)
+		return;
+	if (r->write_ns > 2 * RSH_REF_SLEEP_SLACK_NS) {
+		struct timespec ts = { 0, (long)(r->write_ns - RSH_REF_SLEEP_SLACK_NS) };
+
+		nanosleep(&ts, NULL);
+	}
+	while (rsh_bench_now() < end)
+		;
 }
 
 /* rshim_write_default (BOOT): hand a piece over and wait for the result. */
@@ -199,6 +299,7 @@ rsh_ref_cat(struct rsh_ref *r, const uint8_t *pat, uint64_t size, double until)
 		n = (size_t)RTE_MIN((uint64_t)n, RSH_BENCH_PATTERN - at);
 		if (rsh_bench_now() > until || rsh_bench_cancelled())
 			return -ECANCELED;
+		rsh_ref_write_trip(r);
 		got = rsh_ref_boot_write(r, pat + at, n);
 		if (got < 0)
 			return got == -EINTR ? -ECANCELED : (int)got;
@@ -268,13 +369,18 @@ void
 rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *res)
 {
 	static struct rsh_ref r; /* 32 KiB of buffers; rows run one at a time */
+	pthread_condattr_t ca;
 	char devstr[160];
 
 	RTE_SET_USED(app);
 	memset(&r, 0, sizeof(r));
 	r.nice = res->cfg.nice;
+	r.write_ns = res->cfg.write_ns;
 	pthread_mutex_init(&r.mu, NULL);
-	pthread_cond_init(&r.work, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r.work, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&r.done, NULL);
 	rsh_bench_devstr(&res->cfg, devstr, sizeof(devstr));
 	res->rc = rsh_dev_open(devstr, NULL, &r.dev);

@@ -38,6 +38,7 @@ void
 rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 {
 	struct rsh_sim_cost_stats cs;
+	struct rsh_sim_stats ss;
 	struct rsh_mmio_stats m;
 	struct rusage ru;
 
@@ -52,6 +53,8 @@ rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 	rsh_dev_mmio_stats(dev, &m);
 	s->reads = m.reads;
 	s->writes = m.writes;
+	if (rsh_sim_stats_get(dev->be, &ss) == 0)
+		s->count_reads = ss.host_count_reads;
 	if (rsh_sim_cost_get(dev->be, &cs) == 0) {
 		s->charged_s = cs.charged_ns / 1e9;
 		s->emu_s = cs.emu_ns / 1e9;
@@ -80,6 +83,7 @@ rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
 	r->forced_reads = b->drain_reads - a->drain_reads;
 	r->reads = b->reads - a->reads + r->forced_reads;
 	r->writes = b->writes - a->writes;
+	r->status_reads = b->count_reads - a->count_reads;
 	r->wakeups = b->nvcsw - a->nvcsw;
 }
 

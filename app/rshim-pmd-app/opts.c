@@ -25,7 +25,7 @@ enum {
 	OPT_QUIET, OPT_HELP, OPT_VERSION,
 	OPT_CONSOLE, OPT_NET, OPT_IP, OPT_NET_INDEX, OPT_NET_OFFLOAD, OPT_LINGER,
 	OPT_JSON, OPT_DOCTOR, OPT_CONFIG, OPT_ROOTFS, OPT_BOOT_FIFO,
-	OPT_NO_RT_BOOST, OPT_RT_CAP, OPT_LOAD, OPT_BENCH_NICE,
+	OPT_NO_RT_BOOST, OPT_RT_CAP, OPT_LOAD, OPT_BENCH_NICE, OPT_BENCH_WRITE_NS,
 	OPT_END_
 };
 
@@ -52,6 +52,7 @@ static const struct option rsh_app_opts[] = {
 	{ "rt-cap", required_argument, NULL, OPT_RT_CAP },
 	{ "load", required_argument, NULL, OPT_LOAD },
 	{ "bench-nice", required_argument, NULL, OPT_BENCH_NICE },
+	{ "bench-write-ns", required_argument, NULL, OPT_BENCH_WRITE_NS },
 	{ "bench", required_argument, NULL, OPT_BENCH },
 	{ "bench-size", required_argument, NULL, OPT_BENCH_SIZE },
 	{ "bench-time", required_argument, NULL, OPT_BENCH_TIME },
@@ -184,6 +185,9 @@ rsh_app_usage_opts(FILE *f)
 "                         priority raise)\n"
 "  --bench-nice N         those rows with the pushing thread at nice N (0-19;\n"
 "                         19: an admin's renice of the whole daemon)\n"
+"  --bench-write-ns NS    --bench boot: the reference model pays NS ns per\n"
+"                         write() on the boot node, the kernel round trip to\n"
+"                         the daemon's CUSE thread (0-10000000, default 0)\n"
 "\n"
 "Output:\n"
 "  --json                 one JSON document on stdout (--list, --doctor, the push\n"
@@ -392,6 +396,10 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 		rc = rsh_parse_uint(arg, 0, 19, &v);
 		app->bench_nice = (int)v;
 		return rc;
+	case OPT_BENCH_WRITE_NS:
+		rc = rsh_parse_uint(arg, 0, 10000000, &v);
+		app->bench_write_ns = (uint32_t)v;
+		return rc;
 	case OPT_BOOT_FIFO:
 		rc = rsh_parse_uint(arg, 512, 1024, &v);
 		app->boot.fifo_words = (uint32_t)v;
@@ -415,6 +423,7 @@ rsh_app_opt_hint(int c)
 	case OPT_RT_CAP: return "a percentage 1-100";
 	case OPT_LOAD: return "a whole number 0-64";
 	case OPT_BENCH_NICE: return "a nice value 0-19";
+	case OPT_BENCH_WRITE_NS: return "a whole number of ns 0-10000000";
 	case OPT_BENCH_SIZE: return "a size from 1M to 1T, e.g. 256M";
 	case OPT_TIMEOUT: return "a duration from 1ms to 24h, e.g. 300s";
 	case OPT_RESET_DELAY: return "a duration up to 10m, e.g. 3500ms";
@@ -565,6 +574,10 @@ rsh_app_check_modes(struct rsh_app *app)
 	    (app->bench == NULL || strcmp(app->bench, "boot") != 0)) {
 		rsh_app_err("--%s goes with --bench boot (the busy-host rows)",
 			    app->bench_load >= 0 ? "load" : "bench-nice");
+		return -1;
+	}
+	if (app->bench_write_ns > 0 && (app->bench == NULL || strcmp(app->bench, "boot") != 0)) {
+		rsh_app_err("--bench-write-ns goes with --bench boot (the reference model's write() round trip)");
 		return -1;
 	}
 	if (app->bench != NULL && app->device_given &&

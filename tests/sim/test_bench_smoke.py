@@ -166,6 +166,26 @@ class BenchSmoke(unittest.TestCase):
             self.assertIn("--bench boot --device sim:bfN", p.stderr)
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
+    def test_boot_write_ns(self):
+        """--bench-write-ns: the reference model pays a kernel round trip
+        per write() on the boot node; with a drain-limited DPU its short
+        writes come further apart, so it reads the count far less; refused
+        without --bench boot."""
+        reads = {}
+        for ns in (0, 1000000):
+            p = run("--bench", "boot", "--device", "sim:bf3,peer=none,cost=1,drain=2M",
+                    "--bench-size", "1M", "--bench-time", "0.3", "--bench-write-ns", str(ns),
+                    "--json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            r = json.loads(p.stdout)["rows"]
+            self.assertEqual(r[1]["policy"], "reference")
+            reads[ns] = (r[0]["reads_per_mib"], r[1]["reads_per_mib"])
+        self.assertLess(reads[1000000][1], reads[0][1] / 4, reads)
+        p = run("--bench", "tmfifo", "--bench-write-ns", "1000")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--bench-write-ns goes with --bench boot", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
     def test_load_rows(self):
         """--load: every busy-host row, competitors measured, the poll
         lcore raised only where the policy says so (root), no failed
