@@ -287,10 +287,11 @@ rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	for (s = 0; s < rsh_n_svcs; s++) {
 		/* Drop mode: the device is another driver's; only the
 		 * ownership service looks at it (§6.4). */
-		if (rsh_svcs[s].poll != rsh_own_poll && rsh_own_dropped(&dev->own))
+		if (!(rsh_svcs[s].flags & RSH_SVC_F_RUNS_DROPPED) &&
+		    rsh_own_dropped(&dev->own))
 			continue;
 		/* A NIC-firmware reset in progress: hands off (§6.7). */
-		if (rsh_svcs[s].fw_reset_pause &&
+		if ((rsh_svcs[s].flags & RSH_SVC_F_FW_RESET_PAUSE) &&
 		    (fw_reset || (fw_reset = rsh_hk_blocked(dev, now))))
 			continue;
 		work += rsh_svcs[s].poll(dev, now, sleep_ns);
