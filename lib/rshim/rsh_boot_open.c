@@ -59,6 +59,25 @@ enum rsh_boot_open_state {
 	RSH_BO_RESTORE,
 };
 
+/* The open: the push it opens for (the caller's, used only while the
+ * caller waits) and the executor's state. */
+struct rsh_boot_open_cmd {
+	struct rsh_cmd c;
+	struct rsh_boot *b;
+	int state;              /* enum rsh_boot_open_state */
+	uint64_t t0;            /* TSC: the state's timer */
+	uint64_t first_zero;    /* TSC: FABRIC_DIM first read 0 */
+	int fail_rc;            /* RESTORE: the failure it finishes with */
+	bool bootctl_written;   /* BOOT_CONTROL = 0 was written */
+};
+
+/* The open command of c, and its boot object. */
+static struct rsh_boot_open_cmd *
+rsh_boot_open_of(struct rsh_cmd *c)
+{
+	return container_of(c, struct rsh_boot_open_cmd, c);
+}
+
 /* The reset delay for this device: option, backend hint, or §3.2 default. */
 static uint64_t
 rsh_boot_reset_delay_ms(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
@@ -135,7 +154,8 @@ rsh_boot_restore_step(struct rsh_dev *dev, uint64_t value, uint64_t since,
 static int
 rsh_boot_open_fail(struct rsh_cmd *c, uint64_t now, int rc)
 {
-	struct rsh_boot *b = c->ptr;
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
 
 	if (rc == -ECANCELED && rsh_last_error()[0] == '\0')
 		rsh_err_set(b->bootctl_written ?
@@ -146,9 +166,9 @@ rsh_boot_open_fail(struct rsh_cmd *c, uint64_t now, int rc)
 	c->dev->boot_opening = false;
 	if (!b->bootctl_written)
 		return rsh_cmd_finish(c, rc);
-	c->out[1] = (uint64_t)(int64_t)rc;
-	c->state = RSH_BO_RESTORE;
-	c->t0 = now;
+	o->fail_rc = rc;
+	o->state = RSH_BO_RESTORE;
+	o->t0 = now;
 	return rsh_cmd_again(c, now, now);
 }
 
@@ -156,12 +176,13 @@ rsh_boot_open_fail(struct rsh_cmd *c, uint64_t now, int rc)
 static int
 rsh_boot_open_restore(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_boot *b = c->ptr;
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
 	size_t len = strlen(c->err);
 	char why[96];
 	int rc;
 
-	rc = rsh_boot_restore_step(c->dev, b->saved_bootctl, c->t0, now, why, sizeof(why));
+	rc = rsh_boot_restore_step(c->dev, b->saved_bootctl, o->t0, now, why, sizeof(why));
 	if (rc > 0)
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_REACH_POLL_MS));
 	if (rc == 0)
@@ -171,14 +192,15 @@ rsh_boot_open_restore(struct rsh_cmd *c, uint64_t now)
 		snprintf(c->err + len, sizeof(c->err) - len,
 			 "; BOOT_CONTROL could NOT be restored to %" PRIu64 " (%s): power-cycle the DPU or write it with --misc",
 			 b->saved_bootctl, why);
-	return rsh_cmd_finish(c, (int)(int64_t)c->out[1]);
+	return rsh_cmd_finish(c, o->fail_rc);
 }
 
 /* The device is back after the reset: start the stream on this lcore. */
 static int
 rsh_boot_open_publish(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_boot *b = c->ptr;
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
 
 	c->dev->boot_opening = false;
 	rsh_dev_mmio_stats(c->dev, &b->mmio_start);
@@ -193,7 +215,8 @@ rsh_boot_open_publish(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_boot *b = c->ptr;
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
 	uint64_t v;
 	int rc;
 
@@ -207,9 +230,9 @@ rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
 	if (rsh_cmd_cancelled(c))
 		return rsh_boot_open_fail(c, now, -ECANCELED);
 	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
-	if (v == 0 && c->out[0] == 0)
-		c->out[0] = now; /* the first 0 seen */
-	if (v == 0 && now - c->out[0] < rsh_ms_cyc(RSH_BOOT_FABRIC_TRIES * RSH_BOOT_FABRIC_RETRY_MS))
+	if (v == 0 && o->first_zero == 0)
+		o->first_zero = now; /* the first 0 seen */
+	if (v == 0 && now - o->first_zero < rsh_ms_cyc(RSH_BOOT_FABRIC_TRIES * RSH_BOOT_FABRIC_RETRY_MS))
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_FABRIC_RETRY_MS));
 	if (rsh_reg_val_is_bad(v))
 		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_FABRIC_DIM, v));
@@ -217,7 +240,7 @@ rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
 	if (rsh_reg_val_is_bad(v))
 		return rsh_boot_open_fail(c, now, rsh_boot_bad_read(c->dev, RSH_BOOT_CONTROL, v));
 	b->saved_bootctl = v & RSH_BOOT_CONTROL__MODE_MASK;
-	c->state = b->opts.skip_reset ? RSH_BO_WDOG : RSH_BO_BOOTCTL;
+	o->state = b->opts.skip_reset ? RSH_BO_WDOG : RSH_BO_BOOTCTL;
 	return rsh_cmd_again(c, now, now);
 }
 
@@ -225,29 +248,31 @@ rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_boot *b = c->ptr;
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
 	uint64_t v;
 
 	if (rsh_cmd_cancelled(c))
 		return rsh_boot_open_fail(c, now, -ECANCELED);
-	switch (c->state) {
+	switch (o->state) {
 	case RSH_BO_BOOTCTL:
 		rsh_dev_wr(c->dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
 		b->bootctl_written = true;
+		o->bootctl_written = true;
 		c->dev->boot_opening = true;
-		c->state = RSH_BO_WDOG;
+		o->state = RSH_BO_WDOG;
 		break;
 	case RSH_BO_WDOG:
 		/* hardware-notes §3.2 notes: never issued on BF3 over PCIe. */
 		if (c->dev->be->gen != RSH_GEN_BF3)
 			rsh_dev_wr(c->dev, RSH_ARM_WDG_CONTROL_WCS, 0);
 		if (!b->opts.skip_reset) {
-			c->state = RSH_BO_RESET;
+			o->state = RSH_BO_RESET;
 			break;
 		}
 		RSH_DEV_LOG(NOTICE, c->dev, "BOOT_RESET_SKIP: not resetting the ARM");
-		c->t0 = now;
-		c->state = RSH_BO_DELAY;
+		o->t0 = now;
+		o->state = RSH_BO_DELAY;
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(b->delay_ms));
 	default:
 		v = rsh_dev_rd(c->dev, RSH_RESET_CONTROL);
@@ -257,8 +282,8 @@ rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
 		v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
 		rsh_dev_wr(c->dev, RSH_RESET_CONTROL, v);
 		b->reset_done = true;
-		c->t0 = now;
-		c->state = RSH_BO_DELAY;
+		o->t0 = now;
+		o->state = RSH_BO_DELAY;
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(b->delay_ms));
 	}
 	return rsh_cmd_again(c, now, now);
@@ -277,7 +302,8 @@ rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_boot_open_reached(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_boot *b = c->ptr;
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
 	uint64_t v;
 
 	if (!b->bootctl_written)
@@ -296,17 +322,18 @@ rsh_boot_open_reached(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_boot_open_wait(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_boot *b = c->ptr;
-	uint64_t v, until = c->t0 + rsh_ms_cyc(b->delay_ms);
+	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
+	struct rsh_boot *b = o->b;
+	uint64_t v, until = o->t0 + rsh_ms_cyc(b->delay_ms);
 
 	if (rsh_cmd_cancelled(c)) {
 		rsh_err_set("%s: boot push cancelled during the reset delay", c->dev->name);
 		return rsh_boot_open_fail(c, now, -ECANCELED);
 	}
-	if (c->state == RSH_BO_DELAY) {
+	if (o->state == RSH_BO_DELAY) {
 		if (now < until)
 			return rsh_cmd_again(c, now, until);
-		c->state = RSH_BO_REACH;
+		o->state = RSH_BO_REACH;
 	}
 	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
 	if (rsh_boot_reachable(v))
@@ -327,7 +354,7 @@ rsh_boot_open_wait(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_boot_open_step(struct rsh_cmd *c, uint64_t now)
 {
-	switch (c->state) {
+	switch (rsh_boot_open_of(c)->state) {
 	case RSH_BO_CHECK:
 		return rsh_boot_open_check(c, now);
 	case RSH_BO_BOOTCTL:
@@ -342,44 +369,77 @@ rsh_boot_open_step(struct rsh_cmd *c, uint64_t now)
 	}
 }
 
+/*
+ * The caller gave up on a started open (a wedged loop): its boot object
+ * may be gone, so nothing of it is touched; the TM FIFO gets its channels
+ * back, and the log says what the device was left with.
+ */
+static void
+rsh_boot_open_abandon(struct rsh_cmd *c)
+{
+	c->dev->boot_opening = false;
+	if (rsh_boot_open_of(c)->bootctl_written)
+		RSH_DEV_LOG(ERR, c->dev, "boot open abandoned by its caller after BOOT_CONTROL = 0; write BOOT_CONTROL back with --misc");
+}
+
+static const struct rsh_cmd_type rsh_boot_open_type = {
+	.name = "boot open", .step = rsh_boot_open_step,
+	.abandon = rsh_boot_open_abandon,
+	/* FABRIC_DIM tries, the reach and the restore; + the delay */
+	.run_ms = RSH_BOOT_FABRIC_TRIES * RSH_BOOT_FABRIC_RETRY_MS +
+		  RSH_BOOT_REACH_TIMEOUT_MS + RSH_BOOT_RESTORE_TIMEOUT_MS,
+};
+
 /* Run the open sequence for b on the device's poll lcore. */
 int
 rsh_boot_open_cmd(struct rsh_boot *b)
 {
-	struct rsh_cmd c;
+	struct rsh_boot_open_cmd o = {
+		.c = { .cancel_flag = b->opts.cancel_flag },
+		.b = b,
+	};
 
 	b->delay_ms = rsh_boot_reset_delay_ms(b->dev, &b->opts);
-	rsh_cmd_init(&c, b->dev, "boot open", rsh_boot_open_step);
-	c.ptr = b;
-	c.cancel_flag = b->opts.cancel_flag;
-	return rsh_cmd_exec(&c);
+	o.c.extra_ms = (uint32_t)RTE_MIN(b->delay_ms, (uint64_t)UINT32_MAX / 2);
+	return RSH_CMD_CALL(&rsh_boot_open_type, b->dev, &o, c);
 }
 
-/* The restore command (close): in[0] = value; out[0] = 0 or -errno. */
+/* The restore command (close): the value, and the executor's timer. */
+struct rsh_boot_close_cmd {
+	struct rsh_cmd c;
+	uint64_t value;
+	uint64_t t0;     /* TSC: the first step */
+};
+
+/* Command step: write the value back once the rshim answers. */
 static int
 rsh_boot_close_step(struct rsh_cmd *c, uint64_t now)
 {
+	struct rsh_boot_close_cmd *r = container_of(c, struct rsh_boot_close_cmd, c);
 	char why[96];
 	int rc;
 
-	if (c->t0 == 0)
-		c->t0 = now;
-	rc = rsh_boot_restore_step(c->dev, c->in[0], c->t0, now, why, sizeof(why));
+	if (r->t0 == 0)
+		r->t0 = now;
+	rc = rsh_boot_restore_step(c->dev, r->value, r->t0, now, why, sizeof(why));
 	if (rc > 0)
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_BOOT_REACH_POLL_MS));
 	if (rc < 0)
 		snprintf(c->err, sizeof(c->err), "BOOT_CONTROL could NOT be restored to %" PRIu64 " (%s)",
-			 c->in[0], why);
+			 r->value, why);
 	return rsh_cmd_finish(c, rc);
 }
+
+static const struct rsh_cmd_type rsh_boot_close_type = {
+	.name = "BOOT_CONTROL restore", .step = rsh_boot_close_step,
+	.run_ms = RSH_BOOT_RESTORE_TIMEOUT_MS + 1000,
+};
 
 /* Write BOOT_CONTROL = value once the rshim answers; 0 or -errno. */
 int
 rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value)
 {
-	struct rsh_cmd c;
+	struct rsh_boot_close_cmd r = { .value = value };
 
-	rsh_cmd_init(&c, dev, "BOOT_CONTROL restore", rsh_boot_close_step);
-	c.in[0] = value;
-	return rsh_cmd_exec(&c);
+	return RSH_CMD_CALL(&rsh_boot_close_type, dev, &r, c);
 }

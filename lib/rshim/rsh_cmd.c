@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <linux/futex.h>
@@ -15,40 +16,50 @@
 #include "rsh_log.h"
 #include "rsh_poll_priv.h"
 
-/* Prepare a command on dev. */
-void
-rsh_cmd_init(struct rsh_cmd *c, struct rsh_dev *dev, const char *what,
-	     rsh_cmd_step_fn step)
+/* Command copies alive (tests look for leaks and double frees). */
+static uint32_t rsh_cmd_n_live;
+
+uint32_t
+rsh_cmd_live(void)
 {
-	memset(c, 0, sizeof(*c));
-	c->dev = dev;
-	c->what = what;
-	c->step = step;
+	return __atomic_load_n(&rsh_cmd_n_live, __ATOMIC_ACQUIRE);
 }
 
-/* Publish the end of c and wake its waiter (the last touch of c). */
+/* Let go of one reference to c's copy; the last one frees it. */
+static void
+rsh_cmd_put(struct rsh_cmd *c)
+{
+	/* acq_rel: the last one sees every write of the other holder. */
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	free(c->mem);
+	__atomic_fetch_sub(&rsh_cmd_n_live, 1, __ATOMIC_RELEASE);
+}
+
+/* Publish the end of c, wake its waiter and let go of it. */
 static void
 rsh_cmd_complete(struct rsh_cmd *c)
 {
 	if (c->result < 0 && c->err[0] == '\0')
 		snprintf(c->err, sizeof(c->err), "%s", rsh_last_error());
-	/* Pairs with the acquire load in rsh_cmd_wait(). */
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-	/* c may be gone once done is seen: a late wake is harmless. */
-	syscall(SYS_futex, &c->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	/* Pairs with the acquire loads in rsh_cmd_wait(). */
+	__atomic_store_n(&c->st, RSH_CMD_ST_DONE, __ATOMIC_RELEASE);
+	/* c is alive until our put below, whatever the waiter does. */
+	syscall(SYS_futex, &c->st, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	rsh_cmd_put(c);
 }
 
 /* Fail a command that waited too long for its first step. */
-bool
+static bool
 rsh_cmd_expired(struct rsh_cmd *c, uint64_t now)
 {
 	/* now may predate the submission (sampled at the start of the pass). */
-	if (c->wake_at != 0 || now < c->queued ||
+	if (c->started || now < c->queued ||
 	    now - c->queued <= rsh_ms_cyc(RSH_CMD_QUEUE_TIMEOUT_MS))
 		return false;
 	snprintf(c->err, sizeof(c->err),
 		 "%s: %s: the poll loop did not take the command within %u ms",
-		 c->dev->name, c->what, RSH_CMD_QUEUE_TIMEOUT_MS);
+		 c->dev->name, c->type->name, RSH_CMD_QUEUE_TIMEOUT_MS);
 	c->result = -ETIMEDOUT;
 	rsh_cmd_complete(c);
 	return true;
@@ -72,20 +83,37 @@ rsh_reg_trace(const struct rsh_dev *dev, uint32_t off, unsigned int bits, bool w
 		rc == -ENODEV ? " (all-ones: gone)" : rc == -EIO ? " (not reachable)" : "");
 }
 
-/* One step of c now; true when it finished. The register accesses of
- * the step are traced under its name. */
+/*
+ * One turn of c now: claim it (PENDING -> RUNNING), or drop it when its
+ * caller abandoned it; then one step. True when the executor is done
+ * with c. The register accesses of the step are traced under its name.
+ */
 bool
-rsh_cmd_step(struct rsh_cmd *c, uint64_t now)
+rsh_cmd_turn(struct rsh_cmd *c, uint64_t now)
 {
+	uint32_t st = RSH_CMD_ST_PENDING;
 	int r;
 
+	/* Pairs with the caller's CAS in rsh_cmd_wait(): one of the two wins. */
+	if (!__atomic_compare_exchange_n(&c->st, &st, RSH_CMD_ST_RUNNING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		if (c->started && c->type->abandon != NULL)
+			c->type->abandon(c);
+		rsh_cmd_put(c);
+		return true;
+	}
+	if (rsh_cmd_expired(c, now))
+		return true;
+	c->started = true;
 	rsh_err_set("%s", "");
-	rsh_reg_trace_cmd = rte_log_can_log(rsh_logtype_reg, RTE_LOG_DEBUG) ? c->what : NULL;
-	r = c->step(c, now);
+	rsh_reg_trace_cmd = rte_log_can_log(rsh_logtype_reg, RTE_LOG_DEBUG) ? c->type->name : NULL;
+	r = c->type->step(c, now);
 	rsh_reg_trace_cmd = NULL;
 	if (r == RSH_CMD_AGAIN) {
 		if (c->wake_at == 0)
 			c->wake_at = now;
+		/* Pairs with the caller's acquire CAS: the step's writes. */
+		__atomic_store_n(&c->st, RSH_CMD_ST_PENDING, __ATOMIC_RELEASE);
 		return false;
 	}
 	rsh_cmd_complete(c);
@@ -106,49 +134,110 @@ rsh_cmd_nap_until(uint64_t t)
 void
 rsh_cmd_run_inline(struct rsh_cmd *c)
 {
-	while (!rsh_cmd_step(c, rsh_now()))
+	while (!rsh_cmd_turn(c, rsh_now()))
 		rsh_cmd_nap_until(c->wake_at);
 }
 
-/* Wait for the executor: futex on done, 100 ms slices. */
-static void
-rsh_cmd_wait(struct rsh_cmd *c)
+/* The caller's deadline of c, ms. */
+static uint64_t
+rsh_cmd_timeout_ms(const struct rsh_cmd *c)
 {
-	struct timespec ts = { 0, 100000000L };
-
-	/* Pairs with the release store in rsh_cmd_complete(). */
-	while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &c->done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	if (c->timeout_ms != 0)
+		return c->timeout_ms;
+	return (uint64_t)RSH_CMD_QUEUE_TIMEOUT_MS + c->type->run_ms + c->extra_ms +
+	       RSH_CMD_SLACK_MS;
 }
 
-/* The result for the caller, with the step's error line. */
-static int
-rsh_cmd_result(struct rsh_cmd *c)
+/* The caller's clock: a driven poller runs on the clock seam (the caller
+ * steps it); a loop thread is judged in real time. */
+static uint64_t
+rsh_cmd_caller_now(bool driven)
 {
-	if (c->result < 0 && c->err[0] != '\0')
-		rsh_err_set("%s", c->err);
-	return c->result;
+	return driven ? rsh_now() : rte_get_timer_cycles();
 }
 
-/* Run c through poller p, or inline when p does not run. */
-int
-rsh_cmd_exec_on(struct rsh_poller *p, struct rsh_cmd *c)
+/*
+ * Wait for the executor until the caller's deadline: futex on st in
+ * slices of at most 100 ms, or passes of a driven poller. True when c
+ * finished; false when the caller abandoned it (only ever a PENDING one).
+ */
+static bool
+rsh_cmd_wait(struct rsh_poller *p, struct rsh_cmd *c)
 {
-	c->queued = rsh_now();
-	if (p != NULL && rsh_poller_submit(p, c)) {
-		if (rsh_poller_is_driven(p))
-			rsh_poller_drive_until(p, &c->done);
+	bool driven = rsh_poller_is_driven(p);
+	uint64_t end = rsh_cmd_caller_now(driven) + rsh_ms_cyc(rsh_cmd_timeout_ms(c));
+
+	for (;;) {
+		/* Pairs with the release stores of the executor. */
+		uint32_t st = __atomic_load_n(&c->st, __ATOMIC_ACQUIRE);
+		uint64_t now = rsh_cmd_caller_now(driven);
+		uint64_t ns = now < end ? RTE_MIN(rsh_cyc_ns(end - now), 100000000ull) : 1000000ull;
+		struct timespec ts = { 0, (long)ns };
+
+		if (st == RSH_CMD_ST_DONE)
+			return true;
+		if (now >= end && st == RSH_CMD_ST_PENDING &&
+		    __atomic_compare_exchange_n(&c->st, &st, RSH_CMD_ST_ABANDONED, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return false;
+		if (driven)
+			rsh_poller_drive_step(p, ns);
 		else
-			rsh_cmd_wait(c);
-	} else {
-		rsh_cmd_run_inline(c);
+			syscall(SYS_futex, &c->st, FUTEX_WAIT_PRIVATE, st, &ts, NULL, 0);
 	}
-	return rsh_cmd_result(c);
 }
 
-/* Run c on the device's owning thread and wait for it. */
+/* Run a typed command through poller p, or inline when p does not run. */
 int
-rsh_cmd_exec(struct rsh_cmd *c)
+rsh_cmd_call_on(struct rsh_poller *p, const struct rsh_cmd_type *t, struct rsh_dev *dev,
+		struct rsh_cmd *c, void *obj, size_t size)
 {
-	return rsh_cmd_exec_on(c->dev->poller, c);
+	size_t off = (size_t)((char *)c - (char *)obj);
+	void *mem = malloc(size);
+	struct rsh_cmd *h;
+	int rc;
+
+	if (mem == NULL) {
+		rsh_err_set("%s: %s: out of memory for the command", dev->name, t->name);
+		return -ENOMEM;
+	}
+	__atomic_fetch_add(&rsh_cmd_n_live, 1, __ATOMIC_RELAXED);
+	memcpy(mem, obj, size);
+	h = (struct rsh_cmd *)((char *)mem + off);
+	h->type = t;
+	h->dev = dev;
+	h->mem = mem;
+	h->queued = rsh_now();
+	h->wake_at = 0;
+	h->result = 0;
+	h->st = RSH_CMD_ST_PENDING;
+	h->refs = 2; /* the caller's and the executor's */
+	h->started = false;
+	h->err[0] = '\0';
+	if (p == NULL || !rsh_poller_submit(p, h)) {
+		rsh_cmd_run_inline(h);
+	} else if (!rsh_cmd_wait(p, h)) {
+		rsh_err_set("%s: %s: the poll loop did not finish the command within %" PRIu64 " ms (wedged?); abandoned",
+			    dev->name, t->name, rsh_cmd_timeout_ms(h));
+		rsh_cmd_put(h);
+		return -ETIMEDOUT;
+	}
+	rc = h->result;
+	if (rc < 0 && h->err[0] != '\0')
+		rsh_err_set("%s", h->err);
+	/* The typed fields back, around the header: the executor may still
+	 * touch the header's st and refs atomically (its wake and put). */
+	memcpy(obj, mem, off);
+	memcpy((char *)obj + off + sizeof(*h), (char *)mem + off + sizeof(*h),
+	       size - off - sizeof(*h));
+	rsh_cmd_put(h);
+	return rc;
+}
+
+/* Run a typed command on the device's owning thread and wait for it. */
+int
+rsh_cmd_call(const struct rsh_cmd_type *t, struct rsh_dev *dev, struct rsh_cmd *c,
+	     void *obj, size_t size)
+{
+	return rsh_cmd_call_on(dev->poller, t, dev, c, obj, size);
 }

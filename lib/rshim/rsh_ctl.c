@@ -72,10 +72,19 @@ rsh_ctl_reset_delay(const struct rsh_dev *dev, int64_t ms)
 /* Reset states. */
 enum { RSH_RS_KEY = 0, RSH_RS_DELAY, RSH_RS_REACH };
 
+/* The software reset: its delay, and the executor's state and timer. */
+struct rsh_ctl_reset_cmd {
+	struct rsh_cmd c;
+	uint64_t delay_ms;
+	int state;
+	uint64_t t0;         /* TSC: the key was written */
+};
+
 /* KEY: checks, then the key written read-modify-write into bits 31:0. */
 static int
 rsh_ctl_reset_key(struct rsh_cmd *c, uint64_t now)
 {
+	struct rsh_ctl_reset_cmd *r = container_of(c, struct rsh_ctl_reset_cmd, c);
 	struct rsh_dev *dev = c->dev;
 	uint64_t v;
 	int rc = rsh_own_boot_ok(dev, "the reset");
@@ -96,9 +105,9 @@ rsh_ctl_reset_key(struct rsh_cmd *c, uint64_t now)
 	rsh_dev_wr(dev, RSH_RESET_CONTROL,
 		   (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY);
 	RSH_DEV_LOG(NOTICE, dev, "resetting the ARM (software reset)");
-	c->t0 = now;
-	c->state = RSH_RS_DELAY;
-	return rsh_cmd_again(c, now, now + rsh_ms_cyc(c->in[0]));
+	r->t0 = now;
+	r->state = RSH_RS_DELAY;
+	return rsh_cmd_again(c, now, now + rsh_ms_cyc(r->delay_ms));
 }
 
 /*
@@ -109,17 +118,18 @@ rsh_ctl_reset_key(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_ctl_reset_step(struct rsh_cmd *c, uint64_t now)
 {
-	uint64_t until = c->t0 + rsh_ms_cyc(c->in[0]), v;
+	struct rsh_ctl_reset_cmd *r = container_of(c, struct rsh_ctl_reset_cmd, c);
+	uint64_t until = r->t0 + rsh_ms_cyc(r->delay_ms), v;
 
-	if (c->state == RSH_RS_KEY)
+	if (r->state == RSH_RS_KEY)
 		return rsh_ctl_reset_key(c, now);
 	if (rsh_cmd_cancelled(c)) {
 		rsh_err_set("%s: reset delay cancelled (the ARM was reset already)", c->dev->name);
 		return rsh_cmd_finish(c, -ECANCELED);
 	}
-	if (c->state == RSH_RS_DELAY && now < until)
+	if (r->state == RSH_RS_DELAY && now < until)
 		return rsh_cmd_again(c, now, until);
-	c->state = RSH_RS_REACH;
+	r->state = RSH_RS_REACH;
 	v = rsh_dev_rd(c->dev, RSH_FABRIC_DIM);
 	if (!rsh_reg_val_is_bad(v) &&
 	    (v != 0 || now - until > rsh_ms_cyc(RSH_CTL_REACH_TIMEOUT_MS)))
@@ -131,14 +141,20 @@ rsh_ctl_reset_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, v == RSH_ALL_ONES ? -ENODEV : -ETIMEDOUT);
 }
 
+static const struct rsh_cmd_type rsh_ctl_reset_type = {
+	.name = "reset", .step = rsh_ctl_reset_step,
+	.run_ms = RSH_CTL_REACH_TIMEOUT_MS + 1000, /* + the delay (extra_ms) */
+};
+
 /* Software reset without a push. */
 int
 rsh_dev_reset(struct rsh_dev *dev, int64_t reset_delay_ms, const int *cancel_flag)
 {
-	struct rsh_cmd c;
+	struct rsh_ctl_reset_cmd r = {
+		.c = { .cancel_flag = cancel_flag },
+		.delay_ms = rsh_ctl_reset_delay(dev, reset_delay_ms),
+	};
 
-	rsh_cmd_init(&c, dev, "reset", rsh_ctl_reset_step);
-	c.in[0] = rsh_ctl_reset_delay(dev, reset_delay_ms);
-	c.cancel_flag = cancel_flag;
-	return rsh_cmd_exec(&c);
+	r.c.extra_ms = (uint32_t)RTE_MIN(r.delay_ms, (uint64_t)UINT32_MAX / 2);
+	return RSH_CMD_CALL(&rsh_ctl_reset_type, dev, &r, c);
 }

@@ -165,10 +165,16 @@ rsh_dev_close(struct rsh_dev *dev)
 {
 	if (dev == NULL)
 		return;
-	if (dev->poller != NULL)
-		rsh_poller_remove(dev->poller, dev);
-	else if (!rsh_own_dropped(&dev->own))
+	if (dev->poller != NULL) {
+		/* -ETIMEDOUT: a wedged loop still holds dev; freeing it would
+		 * hand the loop freed memory when it runs again. */
+		if (rsh_poller_remove(dev->poller, dev) == -ETIMEDOUT) {
+			RSH_DEV_LOG(ERR, dev, "%s; the device stays allocated", rsh_last_error());
+			return;
+		}
+	} else if (!rsh_own_dropped(&dev->own)) {
 		rsh_hk_detach(dev);
+	}
 	/* Off the poller: this thread releases the device (§2.8, §6). */
 	rsh_own_close(dev);
 	dev->be->ops->close(dev->be);
@@ -227,46 +233,60 @@ rsh_dev_check_boot(struct rsh_dev *dev)
 	return 0;
 }
 
-/* Command step: one register read (in[0] = reg; out[0] = value). */
+/* One register access by table name: reg, and the value written or read. */
+struct rsh_dev_reg_cmd {
+	struct rsh_cmd c;
+	enum rsh_reg reg;
+	uint64_t val;
+};
+
+/* Command step: one register read into val. */
 static int
 rsh_dev_read_step(struct rsh_cmd *c, uint64_t now)
 {
+	struct rsh_dev_reg_cmd *r = container_of(c, struct rsh_dev_reg_cmd, c);
 	int rc = rsh_dev_check_boot(c->dev);
 
 	RTE_SET_USED(now);
 	if (rc == 0)
-		c->out[0] = rsh_dev_rd(c->dev, (enum rsh_reg)c->in[0]);
+		r->val = rsh_dev_rd(c->dev, r->reg);
 	return rsh_cmd_finish(c, rc);
 }
 
-/* Command step: one register write (in[0] = reg, in[1] = value). */
+/* Command step: one register write of val. */
 static int
 rsh_dev_write_step(struct rsh_cmd *c, uint64_t now)
 {
+	struct rsh_dev_reg_cmd *r = container_of(c, struct rsh_dev_reg_cmd, c);
 	int rc = rsh_dev_check_boot(c->dev);
 
 	RTE_SET_USED(now);
 	if (rc == 0)
-		rsh_dev_wr(c->dev, (enum rsh_reg)c->in[0], c->in[1]);
+		rsh_dev_wr(c->dev, r->reg, r->val);
 	return rsh_cmd_finish(c, rc);
 }
+
+static const struct rsh_cmd_type rsh_dev_read_type = {
+	.name = "register read", .step = rsh_dev_read_step, .run_ms = 1000,
+};
+static const struct rsh_cmd_type rsh_dev_write_type = {
+	.name = "register write", .step = rsh_dev_write_step, .run_ms = 1000,
+};
 
 /* Control-path register read with the error-pattern check of §1.4. */
 int
 rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 {
-	struct rsh_cmd c;
+	struct rsh_dev_reg_cmd r = { .reg = reg };
 	uint64_t v;
 	int rc;
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
-	rsh_cmd_init(&c, dev, "register read", rsh_dev_read_step);
-	c.in[0] = reg;
-	rc = rsh_cmd_exec(&c);
+	rc = RSH_CMD_CALL(&rsh_dev_read_type, dev, &r, c);
 	if (rc < 0)
 		return rc;
-	v = c.out[0];
+	v = r.val;
 	rc = rsh_dev_val_err(v);
 	if (rc == -ENODEV)
 		rsh_err_set("%s: %s read all-ones: the device is gone (removed, reset or powered off)",
@@ -282,14 +302,11 @@ rsh_dev_reg_read(struct rsh_dev *dev, enum rsh_reg reg, uint64_t *val)
 int
 rsh_dev_reg_write(struct rsh_dev *dev, enum rsh_reg reg, uint64_t val)
 {
-	struct rsh_cmd c;
+	struct rsh_dev_reg_cmd w = { .reg = reg, .val = val };
 
 	if ((unsigned int)reg >= RSH_REG_COUNT)
 		return -EINVAL;
-	rsh_cmd_init(&c, dev, "register write", rsh_dev_write_step);
-	c.in[0] = reg;
-	c.in[1] = val;
-	return rsh_cmd_exec(&c);
+	return RSH_CMD_CALL(&rsh_dev_write_type, dev, &w, c);
 }
 
 /* List the devices of every backend that can scan. */

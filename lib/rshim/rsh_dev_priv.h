@@ -137,12 +137,16 @@ void rsh_hk_stop(struct rsh_dev *dev);
 void rsh_boot_stop(struct rsh_dev *dev);
 void rsh_tmfifo_stop(struct rsh_dev *dev);
 
+/* Service flags. */
+#define RSH_SVC_F_RUNS_DROPPED 0x1u   /* polled also in drop mode (§6.4) */
+#define RSH_SVC_F_FW_RESET_PAUSE 0x2u /* skipped while a NIC-firmware reset runs */
+
 /* One per-device service of the poll loop (table in rsh_svc.c). */
 struct rsh_svc {
 	const char *name;
 	unsigned int (*poll)(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
 	void (*stop)(struct rsh_dev *dev);
-	bool fw_reset_pause; /* skipped while a NIC-firmware reset runs */
+	uint32_t flags;      /* RSH_SVC_F_* */
 };
 
 extern const struct rsh_svc rsh_svcs[];

@@ -173,25 +173,33 @@ rsh_misc_opn(struct rsh_dev *dev, char *opn)
 	rsh_misc_opn_text(raw, opn);
 }
 
-/* Command step: the OPN (ptr = a 17-byte buffer). */
+/* The OPN read: its text. */
+struct rsh_misc_opn_cmd {
+	struct rsh_cmd c;
+	char opn[RSH_OPN_LEN + 1];
+};
+
+/* Command step: the OPN. */
 static int
 rsh_misc_opn_step(struct rsh_cmd *c, uint64_t now)
 {
 	RTE_SET_USED(now);
-	rsh_misc_opn(c->dev, c->ptr);
+	rsh_misc_opn(c->dev, container_of(c, struct rsh_misc_opn_cmd, c)->opn);
 	return rsh_cmd_finish(c, 0);
 }
 
-/* The OPN, read on the device's owning thread. */
+static const struct rsh_cmd_type rsh_misc_opn_type = {
+	.name = "OPN read", .step = rsh_misc_opn_step, .run_ms = 1000,
+};
+
+/* The OPN, read on the device's owning thread (a 17-byte buffer). */
 static void
 rsh_misc_opn_cmd(struct rsh_dev *dev, char *opn)
 {
-	struct rsh_cmd c;
+	struct rsh_misc_opn_cmd o = { .opn = "" };
 
-	opn[0] = '\0';
-	rsh_cmd_init(&c, dev, "OPN read", rsh_misc_opn_step);
-	c.ptr = opn;
-	(void)rsh_cmd_exec(&c);
+	(void)RSH_CMD_CALL(&rsh_misc_opn_type, dev, &o, c);
+	memcpy(opn, o.opn, sizeof(o.opn));
 }
 
 /* Keep what a misc read could read, for the reads that cannot. */

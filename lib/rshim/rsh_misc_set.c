@@ -190,15 +190,27 @@ rsh_misc_opn_write_bf3(struct rsh_dev *dev, const char *opn)
 	return 0;
 }
 
-/* Command step: write the OPN (ptr = the NUL-terminated text). */
+/* The OPN write: the NUL-terminated text. */
+struct rsh_misc_opn_write_cmd {
+	struct rsh_cmd c;
+	char opn[RSH_OPN_LEN + 1];
+};
+
+/* Command step: write the OPN. */
 static int
 rsh_misc_opn_write_step(struct rsh_cmd *c, uint64_t now)
 {
+	const char *opn = container_of(c, struct rsh_misc_opn_write_cmd, c)->opn;
+
 	RTE_SET_USED(now);
 	return rsh_cmd_finish(c, c->dev->be->gen == RSH_GEN_BF3 ?
-			      rsh_misc_opn_write_bf3(c->dev, c->ptr) :
-			      rsh_memacc_opn_write(c->dev, c->ptr));
+			      rsh_misc_opn_write_bf3(c->dev, opn) :
+			      rsh_memacc_opn_write(c->dev, opn));
 }
+
+static const struct rsh_cmd_type rsh_misc_opn_write_type = {
+	.name = "OPN write", .step = rsh_misc_opn_write_step, .run_ms = 1000,
+};
 
 /* OPN_STR (§5.5): up to 16 printable characters into the boot record,
  * lost on a cold reset; an empty value clears it (reads show N/A). BF2
@@ -208,8 +220,7 @@ rsh_misc_opn_write_step(struct rsh_cmd *c, uint64_t now)
 static int
 rsh_misc_set_opn(struct rsh_dev *dev, const char *val)
 {
-	char opn[RSH_OPN_LEN + 1];
-	struct rsh_cmd c;
+	struct rsh_misc_opn_write_cmd w = { .opn = "" };
 	size_t n;
 
 	if (dev->be->gen == RSH_GEN_BF1 ||
@@ -229,11 +240,9 @@ rsh_misc_set_opn(struct rsh_dev *dev, const char *val)
 			n = RSH_OPN_LEN + 1; /* refused below; stops the scan */
 	if (n > RSH_OPN_LEN)
 		return rsh_misc_bad(dev, "OPN_STR", val, "at most 16 printable characters, no blanks");
-	memcpy(opn, val, n);
-	opn[n] = '\0';
-	rsh_cmd_init(&c, dev, "OPN write", rsh_misc_opn_write_step);
-	c.ptr = opn;
-	return rsh_cmd_exec(&c);
+	memcpy(w.opn, val, n);
+	w.opn[n] = '\0';
+	return RSH_CMD_CALL(&rsh_misc_opn_write_type, dev, &w, c);
 }
 
 /* Keys that act on the device. 1 when key is not one of them. */

@@ -91,8 +91,10 @@ enum rsh_own_chk_state {
 	RSH_OC_MINE,       /* step 6: the keepalive is ours */
 };
 
-/* The check's private state, on the caller's stack (c->ptr). */
+/* The access check as a command, with its private state. */
 struct rsh_own_chk {
+	struct rsh_cmd c;
+	int state;           /* enum rsh_own_chk_state */
 	bool force;
 	bool other;          /* out: another owner's keepalive seen */
 	unsigned int round;  /* 1 after a takeover was acknowledged */
@@ -141,7 +143,7 @@ rsh_own_chk_fabric(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 	if (v == 0)
 		RSH_DEV_LOG(INFO, c->dev, "FABRIC_DIM reads 0 after %u tries; going on (NVIDIA's rshim daemon accepts it too)",
 			    RSH_OWN_FABRIC_TRIES);
-	c->state = RSH_OC_CLEAR;
+	k->state = RSH_OC_CLEAR;
 	return rsh_cmd_again(c, now, now);
 }
 
@@ -159,12 +161,12 @@ rsh_own_chk_clear(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 	rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, 0);
 	if (__atomic_load_n(&c->dev->be->sole_driver, __ATOMIC_RELAXED)) {
 		/* Nobody else can write the word: nothing to watch for. */
-		c->state = RSH_OC_MINE;
+		k->state = RSH_OC_MINE;
 		return rsh_cmd_again(c, now, now);
 	}
 	k->end = now + rsh_ms_cyc(ms);
 	k->hard = now + rsh_ms_cyc(RSH_OWN_ACK_DRAIN_MS);
-	c->state = RSH_OC_WATCH;
+	k->state = RSH_OC_WATCH;
 	return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_OWN_POLL_MS));
 }
 
@@ -190,7 +192,7 @@ rsh_own_chk_watch(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 		rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, RSH_OWN_OSP_REQ);
 		k->next = now + rsh_ms_cyc(100);
 		k->end = now + rsh_ms_cyc(RSH_OWN_REQ_TRIES * 100);
-		c->state = RSH_OC_REQUEST;
+		k->state = RSH_OC_REQUEST;
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(100));
 	}
 	if (v == RSH_OWN_OSP_ACK && now < k->hard) {
@@ -200,7 +202,7 @@ rsh_own_chk_watch(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 	}
 	if (now < k->end)
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_OWN_POLL_MS));
-	c->state = RSH_OC_MINE;
+	k->state = RSH_OC_MINE;
 	return rsh_cmd_again(c, now, now);
 }
 
@@ -212,7 +214,7 @@ rsh_own_chk_request(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 		RSH_DEV_LOG(NOTICE, c->dev, "the other rshim driver acknowledged the takeover (OSP_ACK)");
 		__atomic_fetch_add(&c->dev->own.takeovers, 1, __ATOMIC_RELAXED);
 		k->round = 1;
-		c->state = RSH_OC_CLEAR;
+		k->state = RSH_OC_CLEAR;
 		return rsh_cmd_again(c, now, now);
 	}
 	if (now < k->end) {
@@ -252,9 +254,9 @@ rsh_own_chk_mine(struct rsh_cmd *c)
 static int
 rsh_own_chk_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_own_chk *k = c->ptr;
+	struct rsh_own_chk *k = container_of(c, struct rsh_own_chk, c);
 
-	switch (c->state) {
+	switch (k->state) {
 	case RSH_OC_FABRIC:
 		return rsh_own_chk_fabric(c, k, now);
 	case RSH_OC_CLEAR:
@@ -268,19 +270,25 @@ rsh_own_chk_step(struct rsh_cmd *c, uint64_t now)
 	}
 }
 
+static const struct rsh_cmd_type rsh_own_chk_type = {
+	.name = "ownership check", .step = rsh_own_chk_step,
+	/* FABRIC 1 s, REQUEST 1 s, the ack drain twice; + the windows */
+	.run_ms = RSH_OWN_FABRIC_TRIES * 100 + RSH_OWN_REQ_TRIES * 100 +
+		  2 * RSH_OWN_ACK_DRAIN_MS,
+};
+
 /* Run the access check on the device's owning thread; the line naming
  * the other owner is written here, off the poll lcore (/proc scan). */
 static int
 rsh_own_check(struct rsh_dev *dev, bool force)
 {
 	struct rsh_own_chk k = { .force = force };
-	struct rsh_cmd c;
 	char who[96];
 	int rc;
 
-	rsh_cmd_init(&c, dev, "ownership check", rsh_own_chk_step);
-	c.ptr = &k;
-	rc = rsh_cmd_exec(&c);
+	/* Each window may run twice (a takeover), restarted by acks. */
+	k.c.extra_ms = 2 * dev->own.wait_ms;
+	rc = RSH_CMD_CALL(&rsh_own_chk_type, dev, &k, c);
 	if (rc == -EBUSY && k.other) {
 		rsh_own_guess(who, sizeof(who));
 		rsh_err_set("%s: another rshim driver owns this BlueField (its keepalive runs in SCRATCHPAD1); it seems to be %s; stop it, or give --force to ask it to hand over",
@@ -347,42 +355,54 @@ rsh_own_drop_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, 0);
 }
 
+static const struct rsh_cmd_type rsh_own_drop_type = {
+	.name = "drop", .step = rsh_own_drop_step, .run_ms = 1000,
+};
+
 /* Enter drop mode on the owning thread. */
 int
 rsh_own_drop(struct rsh_dev *dev)
 {
-	struct rsh_cmd c;
+	struct rsh_cmd c = { 0 };
 
-	rsh_cmd_init(&c, dev, "drop", rsh_own_drop_step);
-	return rsh_cmd_exec(&c);
+	return rsh_cmd_call(&rsh_own_drop_type, dev, &c, &c, sizeof(c));
 }
 
-/* Command step: DEBUG_CODE (in[0]) into SCRATCHPAD1; the keepalive stops
- * while it is non-zero (§5.5). */
+/* DEBUG_CODE: the code to write. */
+struct rsh_own_debug_cmd {
+	struct rsh_cmd c;
+	uint64_t code;
+};
+
+/* Command step: DEBUG_CODE into SCRATCHPAD1; the keepalive stops while
+ * it is non-zero (§5.5). */
 static int
 rsh_own_debug_step(struct rsh_cmd *c, uint64_t now)
 {
+	uint64_t code = container_of(c, struct rsh_own_debug_cmd, c)->code;
 	int rc = rsh_own_access_ok(c->dev);
 
 	RTE_SET_USED(now);
 	if (rc == 0) {
-		if (c->in[0] != 0)
-			rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, c->in[0]);
-		c->dev->own.debug_code = c->in[0];
+		if (code != 0)
+			rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, code);
+		c->dev->own.debug_code = code;
 		c->dev->own.next_keepalive = 0;
 	}
 	return rsh_cmd_finish(c, rc);
 }
 
+static const struct rsh_cmd_type rsh_own_debug_type = {
+	.name = "DEBUG_CODE", .step = rsh_own_debug_step, .run_ms = 1000,
+};
+
 /* Set DEBUG_CODE on the owning thread. */
 int
 rsh_own_debug_code(struct rsh_dev *dev, uint64_t code)
 {
-	struct rsh_cmd c;
+	struct rsh_own_debug_cmd d = { .code = code };
 
-	rsh_cmd_init(&c, dev, "DEBUG_CODE", rsh_own_debug_step);
-	c.in[0] = code;
-	return rsh_cmd_exec(&c);
+	return RSH_CMD_CALL(&rsh_own_debug_type, dev, &d, c);
 }
 
 /* Owner side of §6.5: ack 10 times at 100 ms, wait 1 s, drop. */

@@ -64,6 +64,7 @@ struct rsh_poller {
 	bool started;
 	bool on_ctrl_thread;
 	bool driven;                 /* no thread: waiters run the loop */
+	bool parked;                 /* tests: accepts commands, never runs */
 	uint32_t driving;            /* driven: 1 while a waiter runs a pass */
 	unsigned int lcore;
 	pthread_t ctrl_thread;
@@ -134,11 +135,17 @@ rsh_poller_create(const struct rsh_poll_opts *opts, struct rsh_poller **out)
 	return 0;
 }
 
+/* Attach and detach: the poller the device joins or leaves. */
+struct rsh_poller_cmd {
+	struct rsh_cmd c;
+	struct rsh_poller *p;
+};
+
 /* Command step: put dev in the loop's device list. */
 static int
 rsh_poller_add_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_poller *p = c->poller;
+	struct rsh_poller *p = container_of(c, struct rsh_poller_cmd, c)->p;
 
 	RTE_SET_USED(now);
 	if (p->n_devs == RSH_POLLER_MAX_DEVS) {
@@ -150,18 +157,20 @@ rsh_poller_add_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, 0);
 }
 
+static const struct rsh_cmd_type rsh_poller_add_type = {
+	.name = "poller attach", .step = rsh_poller_add_step, .run_ms = 1000,
+};
+
 /* Attach a device, also while the loop runs. */
 int
 rsh_poller_add(struct rsh_poller *p, struct rsh_dev *dev)
 {
-	struct rsh_cmd c;
+	struct rsh_poller_cmd a = { .p = p };
 	int rc;
 
 	if (dev->poller != NULL)
 		return -EBUSY;
-	rsh_cmd_init(&c, dev, "poller attach", rsh_poller_add_step);
-	c.poller = p;
-	rc = rsh_cmd_exec_on(p, &c);
+	rc = rsh_cmd_call_on(p, &rsh_poller_add_type, dev, &a.c, &a, sizeof(a));
 	if (rc == 0)
 		dev->poller = p;
 	return rc;
@@ -182,7 +191,7 @@ rsh_poller_stop_services(struct rsh_dev *dev)
 static int
 rsh_poller_remove_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_poller *p = c->poller;
+	struct rsh_poller *p = container_of(c, struct rsh_poller_cmd, c)->p;
 	unsigned int i;
 
 	RTE_SET_USED(now);
@@ -197,19 +206,23 @@ rsh_poller_remove_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, 0);
 }
 
+static const struct rsh_cmd_type rsh_poller_remove_type = {
+	.name = "poller detach", .step = rsh_poller_remove_step, .run_ms = 1000,
+};
+
 /* Detach a device, also while the loop runs. */
 int
 rsh_poller_remove(struct rsh_poller *p, struct rsh_dev *dev)
 {
-	struct rsh_cmd c;
+	struct rsh_poller_cmd d = { .p = p };
 	int rc;
 
 	if (dev->poller != p)
 		return -ENOENT;
-	rsh_cmd_init(&c, dev, "poller detach", rsh_poller_remove_step);
-	c.poller = p;
-	rc = rsh_cmd_exec_on(p, &c);
-	dev->poller = NULL;
+	rc = rsh_cmd_call_on(p, &rsh_poller_remove_type, dev, &d.c, &d, sizeof(d));
+	/* -ETIMEDOUT: the command never ran, the loop still serves dev. */
+	if (rc != -ETIMEDOUT)
+		dev->poller = NULL;
 	return rc;
 }
 
@@ -257,8 +270,12 @@ rsh_poller_cmds(struct rsh_poller *p, uint64_t now, uint64_t *sleep_ns)
 		p->active[p->n_active++] = obj;
 	while (i < p->n_active) {
 		struct rsh_cmd *c = p->active[i];
+		/* An abandoned command goes at once (it does not wait its
+		 * turn or its wake-up); rsh_cmd_turn drops it. */
+		bool gone = __atomic_load_n(&c->st, __ATOMIC_RELAXED) ==
+			    RSH_CMD_ST_ABANDONED;
 
-		if (rsh_poller_dev_busy(p, i) || c->wake_at > now) {
+		if (!gone && (rsh_poller_dev_busy(p, i) || c->wake_at > now)) {
 			if (c->wake_at > now)
 				*sleep_ns = RTE_MIN(*sleep_ns,
 						   rsh_cyc_ns(c->wake_at - now));
@@ -266,7 +283,7 @@ rsh_poller_cmds(struct rsh_poller *p, uint64_t now, uint64_t *sleep_ns)
 			continue;
 		}
 		work++;
-		if (!rsh_cmd_expired(c, now) && !rsh_cmd_step(c, now)) {
+		if (!rsh_cmd_turn(c, now)) {
 			i++;
 			continue;
 		}
@@ -287,10 +304,11 @@ rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	for (s = 0; s < rsh_n_svcs; s++) {
 		/* Drop mode: the device is another driver's; only the
 		 * ownership service looks at it (§6.4). */
-		if (rsh_svcs[s].poll != rsh_own_poll && rsh_own_dropped(&dev->own))
+		if (!(rsh_svcs[s].flags & RSH_SVC_F_RUNS_DROPPED) &&
+		    rsh_own_dropped(&dev->own))
 			continue;
 		/* A NIC-firmware reset in progress: hands off (§6.7). */
-		if (rsh_svcs[s].fw_reset_pause &&
+		if ((rsh_svcs[s].flags & RSH_SVC_F_FW_RESET_PAUSE) &&
 		    (fw_reset || (fw_reset = rsh_hk_blocked(dev, now))))
 			continue;
 		work += rsh_svcs[s].poll(dev, now, sleep_ns);
@@ -613,7 +631,8 @@ rsh_poller_accept(struct rsh_poller *p, bool on)
 
 /*
  * After the loop returned: the calling thread owns the devices now, so it
- * runs the commands still in progress or queued to completion.
+ * runs the commands still in progress or queued to completion (and drops
+ * those their callers abandoned).
  */
 static void
 rsh_poller_drain_cmds(struct rsh_poller *p)
@@ -667,9 +686,10 @@ rsh_poller_stop(struct rsh_poller *p)
 	rsh_poller_accept(p, false);
 	/* Pairs with the acquire load in rsh_poller_loop(). */
 	__atomic_store_n(&p->run, 0, __ATOMIC_RELEASE);
-	if (p->driven) {
+	if (p->driven || p->parked) {
 		rsh_poller_drain_cmds(p);
 		p->driven = false;
+		p->parked = false;
 		p->started = false;
 		return;
 	}
@@ -706,10 +726,24 @@ rsh_poller_start_driven(struct rsh_poller *p)
 	return 0;
 }
 
+/* Tests: a poller that takes commands and never runs them (a wedged
+ * loop); rsh_poller_run_once() runs a pass. @return 0, -EALREADY. */
+int
+rsh_poller_start_parked(struct rsh_poller *p)
+{
+	if (p->started)
+		return -EALREADY;
+	__atomic_store_n(&p->run, 1, __ATOMIC_RELEASE);
+	p->parked = true;
+	p->started = true;
+	rsh_poller_accept(p, true);
+	return 0;
+}
+
 /* One pass of a driven poller, then an idle sleep of at most max_ns;
  * another thread driving it just yields. The pass runs other commands'
  * steps on this thread: its own error line is kept across them. */
-static void
+void
 rsh_poller_drive_step(struct rsh_poller *p, uint64_t max_ns)
 {
 	uint64_t hint = UINT64_MAX;
@@ -726,14 +760,6 @@ rsh_poller_drive_step(struct rsh_poller *p, uint64_t max_ns)
 	__atomic_store_n(&p->driving, 0, __ATOMIC_RELEASE);
 	if (work == 0)
 		rsh_clock_sleep_ns(RTE_MIN(RTE_MIN(hint, rsh_poller_ceiling_ns(p)), max_ns));
-}
-
-/* Run a driven poller until *flag reads non-zero (acquire). */
-void
-rsh_poller_drive_until(struct rsh_poller *p, const uint32_t *flag)
-{
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-		rsh_poller_drive_step(p, UINT64_MAX);
 }
 
 /* Run a driven poller for ns of clock time (tests). */

@@ -24,8 +24,16 @@ int rsh_poller_start_driven(struct rsh_poller *p);
 /* True when p was started driven (and not stopped). */
 bool rsh_poller_is_driven(const struct rsh_poller *p);
 
-/* Run a driven poller until *flag reads non-zero (acquire). */
-void rsh_poller_drive_until(struct rsh_poller *p, const uint32_t *flag);
+/* One pass of a driven poller from the calling thread, then an idle
+ * sleep of at most max_ns (another thread driving it: a yield). */
+void rsh_poller_drive_step(struct rsh_poller *p, uint64_t max_ns);
+
+/*
+ * Tests: start p as a wedged loop would look: it takes commands and never
+ * runs them, until the test runs a pass (rsh_poller_run_once).
+ * @return 0, -EALREADY.
+ */
+int rsh_poller_start_parked(struct rsh_poller *p);
 
 /* Run a driven poller for ns of clock time: passes, idle sleeps up to
  * the loop's next due time (tests). */

@@ -204,11 +204,17 @@ rsh_req_read(struct rsh_dev *dev, struct rsh_reg_req *req)
 	return rc;
 }
 
-/* Command step: guard, then the access (ptr = the request). */
+/* The request by address: a copy, value read back into it. */
+struct rsh_req_cmd {
+	struct rsh_cmd c;
+	struct rsh_reg_req req;
+};
+
+/* Command step: guard, then the access. */
 static int
 rsh_req_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_reg_req *req = c->ptr;
+	struct rsh_reg_req *req = &container_of(c, struct rsh_req_cmd, c)->req;
 	int rc = rsh_own_access_ok(c->dev);
 
 	RTE_SET_USED(now);
@@ -225,18 +231,26 @@ rsh_req_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, rc);
 }
 
+static const struct rsh_cmd_type rsh_req_type = {
+	.name = "register access", .step = rsh_req_step, .run_ms = 1000,
+};
+
 /* Run a parsed request on the device's owning thread. */
 int
 rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req)
 {
-	struct rsh_cmd c;
+	struct rsh_req_cmd r;
+	int rc;
 
 	if (req->bar_off >= dev->map.bar_size) {
 		rsh_err_set("%s: BAR offset 0x%x is outside the 0x%x-byte BAR", dev->name,
 			    req->bar_off, dev->map.bar_size);
 		return -EINVAL;
 	}
-	rsh_cmd_init(&c, dev, "register access", rsh_req_step);
-	c.ptr = req;
-	return rsh_cmd_exec(&c);
+	memset(&r.c, 0, sizeof(r.c));
+	r.req = *req;
+	rc = RSH_CMD_CALL(&rsh_req_type, dev, &r, c);
+	if (rc != -ETIMEDOUT)
+		req->value = r.req.value;
+	return rc;
 }

@@ -50,6 +50,14 @@ rsh_log_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
 	return (int)i;
 }
 
+/* The scratch-log read: the words, read under SEMAPHORE0. */
+struct rsh_log_cmd {
+	struct rsh_cmd c;
+	bool clear_on_read;
+	uint64_t t0;                              /* TSC: the first try */
+	uint64_t words[RSH_SCRATCH_BUF_WORDS];    /* out */
+};
+
 /*
  * Command step: take SEMAPHORE0 (a read of 0 means acquired, §5.6 step 1;
  * retried every millisecond for 3 s without blocking the poll loop), read
@@ -58,6 +66,7 @@ rsh_log_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
 static int
 rsh_log_step(struct rsh_cmd *c, uint64_t now)
 {
+	struct rsh_log_cmd *l = container_of(c, struct rsh_log_cmd, c);
 	struct rsh_dev *dev = c->dev;
 	uint64_t v;
 	int rc;
@@ -69,8 +78,8 @@ rsh_log_step(struct rsh_cmd *c, uint64_t now)
 	rc = rsh_own_access_ok(dev);
 	if (rc < 0)
 		return rsh_cmd_finish(c, rc);
-	if (c->t0 == 0)
-		c->t0 = now;
+	if (l->t0 == 0)
+		l->t0 = now;
 	v = rsh_dev_rd(dev, RSH_SEMAPHORE0);
 	if (rsh_reg_val_is_bad(v)) {
 		rsh_err_set("%s: SEMAPHORE0 reads 0x%" PRIx64 ": the rshim is not reachable",
@@ -78,32 +87,33 @@ rsh_log_step(struct rsh_cmd *c, uint64_t now)
 		return rsh_cmd_finish(c, rsh_dev_val_err(v));
 	}
 	if (v != 0) {
-		if (now - c->t0 > rsh_ms_cyc(RSH_LOG_SEM_TIMEOUT_MS)) {
+		if (now - l->t0 > rsh_ms_cyc(RSH_LOG_SEM_TIMEOUT_MS)) {
 			rsh_err_set("%s: the scratch-log semaphore stayed taken for 3 s (another rshim driver reading the log?)",
 				    dev->name);
 			return rsh_cmd_finish(c, -ETIMEDOUT);
 		}
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(1));
 	}
-	rc = rsh_log_read_words(dev, c->in[0] != 0, c->ptr);
+	rc = rsh_log_read_words(dev, l->clear_on_read, l->words);
 	rsh_dev_wr(dev, RSH_SEMAPHORE0, 0);
 	return rsh_cmd_finish(c, rc);
 }
+
+static const struct rsh_cmd_type rsh_log_type = {
+	.name = "scratch-log read", .step = rsh_log_step,
+	.run_ms = RSH_LOG_SEM_TIMEOUT_MS + 1000,
+};
 
 /* Read the scratch log under SEMAPHORE0 (a command), then decode. */
 int
 rsh_log_read(struct rsh_dev *dev, bool clear_on_read, struct rsh_log_rec *recs,
 	     unsigned int max)
 {
-	uint64_t words[RSH_SCRATCH_BUF_WORDS];
-	struct rsh_cmd c;
+	struct rsh_log_cmd l = { .clear_on_read = clear_on_read };
 	int rc;
 
-	rsh_cmd_init(&c, dev, "scratch-log read", rsh_log_step);
-	c.in[0] = clear_on_read;
-	c.ptr = words;
-	rc = rsh_cmd_exec(&c);
+	rc = RSH_CMD_CALL(&rsh_log_type, dev, &l, c);
 	if (rc < 0)
 		return rc;
-	return (int)rsh_log_decode_words(words, (unsigned int)rc, recs, max);
+	return (int)rsh_log_decode_words(l.words, (unsigned int)rc, recs, max);
 }

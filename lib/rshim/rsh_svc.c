@@ -10,21 +10,23 @@
  * sleep ceiling to run again in time.
  *
  * Adding a service: write its poll and stop steps (rsh_dev_priv.h) and add
- * one line here. A service that must keep off the device while the NIC
- * firmware resets it (hardware-notes §6.7) sets fw_reset_pause.
+ * one line here. The flags say when the loop skips it: a service that
+ * must keep off the device while the NIC firmware resets it (§6.7) sets
+ * RSH_SVC_F_FW_RESET_PAUSE; only a service with RSH_SVC_F_RUNS_DROPPED
+ * runs for a device in drop mode (§6.4).
  */
 #include "rsh_dev_priv.h"
 
 const struct rsh_svc rsh_svcs[] = {
 	/* Ownership: keepalive, takeover, LOCK (§6.2-§6.6); the only
 	 * service that runs for a dropped device. */
-	{ "ownership", rsh_own_poll, NULL, false },
+	{ "ownership", rsh_own_poll, NULL, RSH_SVC_F_RUNS_DROPPED },
 	/* SCRATCHPAD6 handshake and "host driver present" (§6.7). */
-	{ "housekeeping", rsh_hk_poll, rsh_hk_stop, false },
+	{ "housekeeping", rsh_hk_poll, rsh_hk_stop, 0 },
 	/* Boot FIFO streaming (§3.3). */
-	{ "boot", rsh_boot_poll, rsh_boot_stop, true },
+	{ "boot", rsh_boot_poll, rsh_boot_stop, RSH_SVC_F_FW_RESET_PAUSE },
 	/* TM FIFO console and network (§4). */
-	{ "tmfifo", rsh_tmfifo_poll, rsh_tmfifo_stop, true },
+	{ "tmfifo", rsh_tmfifo_poll, rsh_tmfifo_stop, RSH_SVC_F_FW_RESET_PAUSE },
 	/* Telemetry counters go here, last. */
 };
 

@@ -154,11 +154,19 @@ rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 	return 0;
 }
 
-/* Command step: sync the HTT stream and publish the channels (ptr). */
+/* The attach: the channels to publish, and whether to sync first. */
+struct rsh_tmf_attach_cmd {
+	struct rsh_cmd c;
+	struct rsh_tmfifo *t;
+	bool no_sync;
+};
+
+/* Command step: sync the HTT stream and publish the channels. */
 static int
 rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_tmfifo *t = c->ptr;
+	struct rsh_tmf_attach_cmd *a = container_of(c, struct rsh_tmf_attach_cmd, c);
+	struct rsh_tmfifo *t = a->t;
 	int rc;
 
 	RTE_SET_USED(now);
@@ -169,7 +177,7 @@ rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 	if (c->dev->boot_opening ||
 	    __atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL)
 		t->was_booting = true; /* synced when the push ends */
-	rc = c->in[0] || t->was_booting ? 0 : rsh_tmf_sync_fill(t);
+	rc = a->no_sync || t->was_booting ? 0 : rsh_tmf_sync_fill(t);
 	if (rc != 0) {
 		rsh_err_set("%s: TM FIFO status unreadable (%s)", c->dev->name,
 			    rc == -ENODEV ? "device gone" : "device in reset");
@@ -180,13 +188,17 @@ rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, 0);
 }
 
+static const struct rsh_cmd_type rsh_tmf_attach_type = {
+	.name = "tmfifo attach", .step = rsh_tmf_attach_step, .run_ms = 1000,
+};
+
 /* Create the channels and sync the HTT stream, see rsh_tmfifo_api.h. */
 int
 rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 {
+	struct rsh_tmf_attach_cmd a = { .no_sync = false };
 	struct rsh_tmfifo_opts def;
 	struct rsh_tmfifo *t;
-	struct rsh_cmd c;
 	int rc;
 
 	if (o == NULL) {
@@ -214,10 +226,10 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 	if (rc != 0)
 		goto fail_free;
 	/* The poll lcore writes the sync words and starts serving t. */
-	rsh_cmd_init(&c, dev, "tmfifo attach", rsh_tmf_attach_step);
-	c.in[0] = o->no_sync;
-	c.ptr = t;
-	rc = rsh_cmd_exec(&c);
+	a.t = t;
+	a.no_sync = o->no_sync;
+	rc = RSH_CMD_CALL(&rsh_tmf_attach_type, dev, &a, c);
+	/* Failed or abandoned (-ETIMEDOUT): the loop never published t. */
 	if (rc != 0)
 		goto fail_free;
 	return 0;
@@ -240,17 +252,24 @@ rsh_tmf_detach_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, 0);
 }
 
+static const struct rsh_cmd_type rsh_tmf_detach_type = {
+	.name = "tmfifo detach", .step = rsh_tmf_detach_step, .run_ms = 1000,
+};
+
 /* Free the channels, see rsh_tmfifo_api.h (also while the poller runs). */
 void
 rsh_tmfifo_detach(struct rsh_dev *dev)
 {
 	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
-	struct rsh_cmd c;
+	struct rsh_cmd c = { 0 };
 
 	if (t == NULL)
 		return;
-	rsh_cmd_init(&c, dev, "tmfifo detach", rsh_tmf_detach_step);
-	rsh_cmd_exec(&c);
+	/* Abandoned (a wedged loop): the loop may still serve t; keep it. */
+	if (rsh_cmd_call(&rsh_tmf_detach_type, dev, &c, &c, sizeof(c)) == -ETIMEDOUT) {
+		RSH_DEV_LOG(ERR, dev, "%s; the channels are left to the poll loop", rsh_last_error());
+		return;
+	}
 	rsh_tmf_free(t);
 }
 
@@ -273,18 +292,21 @@ rsh_tmf_resync_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, rc);
 }
 
+static const struct rsh_cmd_type rsh_tmf_resync_type = {
+	.name = "tmfifo resync", .step = rsh_tmf_resync_step, .run_ms = 1000,
+};
+
 /* The device is back after it was gone, see rsh_tmfifo_api.h. */
 int
 rsh_tmfifo_resync(struct rsh_dev *dev)
 {
-	struct rsh_cmd c;
+	struct rsh_cmd c = { 0 };
 
 	if (__atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE) == NULL) {
 		rsh_err_set("%s: tmfifo channels not open", dev->name);
 		return -ENOENT;
 	}
-	rsh_cmd_init(&c, dev, "tmfifo resync", rsh_tmf_resync_step);
-	return rsh_cmd_exec(&c);
+	return rsh_cmd_call(&rsh_tmf_resync_type, dev, &c, &c, sizeof(c));
 }
 
 /* Health of the TM FIFO path, see rsh_tmfifo_api.h. */
