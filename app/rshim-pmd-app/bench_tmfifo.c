@@ -38,6 +38,7 @@
 #include "bench_tmfifo.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
+#include "rsh_tmfifo_addr.h"
 
 #define RSH_TB_MAX_SAMPLES 4096u
 #define RSH_TB_WINDOW 48u          /* ICMP requests in flight (throughput) */
@@ -142,8 +143,8 @@ rsh_tb_close(struct rsh_tb *b)
 static struct rte_mbuf *
 rsh_tb_ping(struct rsh_tb *b, unsigned int len)
 {
-	static const struct rte_ether_addr dpu = {{ 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01 }};
-	static const struct rte_ether_addr host = {{ 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 }};
+	static const struct rte_ether_addr dpu = { RSH_TMFIFO_DPU_MAC };
+	static const struct rte_ether_addr host = { RSH_TMFIFO_HOST_MAC };
 	struct rte_mbuf *m = rte_pktmbuf_alloc(rsh_tmfifo_pool(b->dev));
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;

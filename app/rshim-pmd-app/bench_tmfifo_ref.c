@@ -33,6 +33,7 @@
 #include "bench_tmfifo.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
+#include "rsh_tmfifo_addr.h"
 #include "rsh_tmfifo_proto.h"
 
 #define RSH_TR_TICK_NS 1000000ull    /* timerfd period, §4.9 */
@@ -66,14 +67,15 @@ rsh_tr_now(void)
 static void
 rsh_tr_frame(struct rsh_tr *t, unsigned int len)
 {
-	static const uint8_t hdr[14] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01,
-					 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02, 0x08, 0x00 };
+	static const uint8_t dst[6] = RSH_TMFIFO_DPU_MAC, src[6] = RSH_TMFIFO_HOST_MAC;
 	uint8_t f[1536] = { 0 };
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
 	uint8_t *ic = f + 34;
 	uint16_t ck;
 
-	memcpy(f, hdr, sizeof(hdr));
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08; /* IPv4 */
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - 14));
 	ip->time_to_live = 64;

@@ -8,8 +8,8 @@
  *
  * TAP: tmfifo_netN, IFF_TAP|IFF_NO_PI, MAC 00:1A:CA:FF:FF:02 + 2·N, MTU
  * 1500, up (hardware-notes §4.8), for the life of the service; 64 KiB
- * reads and writes with TSO/GRO in user space unless NET_OFFLOAD is 0
- * (app/common/rsh_tap.h).
+ * reads and writes with TSO/GRO in user space unless NET_OFFLOAD is 0;
+ * opened and configured as rshim-pmd-app does it (app/common/rsh_tap.h).
  *
  * The thread sleeps in ppoll on the channels' wake-up eventfds
  * (rsh_tmfifo_rx_fd, armed with rsh_tmfifo_rx_arm before each sleep), the
@@ -19,17 +19,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_tun.h>
-#include <net/if.h>
-#include <net/if_arp.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,67 +35,9 @@
 
 #include "svc.h"
 
-#define RSH_SVC_TAP_MTU 1500
 #define RSH_SVC_HOUSEKEEP_MS 1000 /* idle timeout: housekeeping only */
 #define RSH_SVC_RETRY_MS 1        /* bytes wait for room in a channel */
 #define RSH_SVC_PFD_PER_DEV 5     /* PTY, its inotify, TAP, two channel eventfds */
-
-/* MAC of tmfifo_net<N>: 00:1A:CA:FF:FF:02 + 2·N, §4.8. */
-static void
-rsh_svc_tap_mac(unsigned int index, uint8_t mac[6])
-{
-	static const uint8_t base[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
-
-	memcpy(mac, base, 6);
-	mac[5] = (uint8_t)(base[5] + 2 * index);
-}
-
-/* Interface flags up or down. */
-static int
-rsh_svc_if_updown(const char *name, bool up)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr;
-	int rc = 0;
-
-	if (s < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		rc = -errno;
-	if (up)
-		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	else
-		ifr.ifr_flags &= ~IFF_UP;
-	if (rc == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		rc = -errno;
-	close(s);
-	return rc;
-}
-
-/* MAC and MTU of the new TAP. */
-static int
-rsh_svc_tap_config(struct rsh_svc_dev *d)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr;
-	int rc = 0;
-
-	if (s < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", d->tap.name);
-	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
-	rsh_svc_tap_mac(d->index, (uint8_t *)ifr.ifr_hwaddr.sa_data);
-	if (ioctl(s, SIOCSIFHWADDR, &ifr) < 0)
-		rc = -errno;
-	ifr.ifr_mtu = RSH_SVC_TAP_MTU;
-	if (rc == 0 && ioctl(s, SIOCSIFMTU, &ifr) < 0)
-		rc = -errno;
-	close(s);
-	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
-}
 
 /* Spawn attributes for a child: the signals the service blocks or
  * ignores (SIGTERM, SIGINT, SIGHUP, SIGPIPE) as a fresh process has them. */
@@ -164,14 +102,14 @@ rsh_svc_tap_open(struct rsh_svc_dev *d)
 	int rc;
 
 	snprintf(name, sizeof(name), "tmfifo_net%u", d->index);
-	if (if_nametoindex(name) != 0) {
+	rc = rsh_tap_open(t, d->index, offload, &what);
+	if (rc == -EEXIST && strcmp(what, "name") == 0) {
 		RSH_SVC_LOG(ERR, d->name, "%s already exists (another rshim daemon?); the device is served without network",
 			    name);
 		return 0;
 	}
-	rc = rsh_tap_create(t, d->index, offload, &what);
 	if (rc == 0)
-		rc = rsh_svc_tap_config(d);
+		rc = rsh_tap_config(t, d->index, NULL, &what);
 	if (rc < 0) {
 		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s (needs CAP_NET_ADMIN and the tun module); served without network",
 			    name, strerror(-rc));
@@ -190,7 +128,7 @@ rsh_svc_tap_open(struct rsh_svc_dev *d)
 void
 rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up)
 {
-	if (d->tap.fd >= 0 && rsh_svc_if_updown(d->tap.name, up) < 0)
+	if (d->tap.fd >= 0 && rsh_tap_set_up(d->tap.name, up) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "cannot set %s %s", d->tap.name, up ? "up" : "down");
 }
 
