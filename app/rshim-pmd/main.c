@@ -23,6 +23,7 @@
 #include <rte_log.h>
 
 #include "rsh_parse.h"
+#include "rsh_svc_lock.h"
 #include "rsh_sys.h"
 #include "svc.h"
 
@@ -538,7 +539,7 @@ main(int argc, char **argv)
 {
 	static struct rsh_svc s = {
 		.dev_dir = "/dev",
-		.run_dir = "/run/rshim-pmd",
+		.run_dir = RSH_SVC_LOCK_DIR,
 		.file_prefix = "rshim-pmd",
 		.log_level = 3,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
