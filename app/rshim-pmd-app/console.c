@@ -55,16 +55,6 @@
 static struct termios rsh_app_saved_tio;
 static int rsh_app_tio_saved;
 
-/* Monotonic nanoseconds. */
-uint64_t
-rsh_app_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Put the terminal back (idempotent, async-signal-safe calls only). */
 static void
 rsh_app_tio_restore(void)
@@ -97,7 +87,7 @@ rsh_app_console_open(struct rsh_app_console *c)
 
 	memset(c, 0, sizeof(*c));
 	c->tty = isatty(STDIN_FILENO);
-	c->last_out_ns = rsh_app_ns();
+	c->last_out_ns = rsh_mono_ns();
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout must not skip the restore */
 	if (!c->tty)
 		return 0;
@@ -206,7 +196,7 @@ rsh_app_console_step(struct rsh_app_console *c, struct rsh_dev *dev,
 	if (n > 0) {
 		rsh_app_write_all(out, n);
 		c->shown += n;
-		c->last_out_ns = rsh_app_ns();
+		c->last_out_ns = rsh_mono_ns();
 		work += (unsigned int)n;
 	}
 	rsh_app_console_input(c, readable);
@@ -232,7 +222,7 @@ rsh_app_console_done(struct rsh_app *app, struct rsh_app_console *c,
 	if (rsh_tmfifo_get_stats(dev, RSH_TMFIFO_CONSOLE, &st, NULL) < 0 ||
 	    st.tx_bytes < c->written)
 		return false;
-	return rsh_app_ns() - c->last_out_ns > (uint64_t)(app->linger_s * 1e9);
+	return rsh_mono_ns() - c->last_out_ns > (uint64_t)(app->linger_s * 1e9);
 }
 
 /* State of one run of the channel loop (main lcore). */
@@ -312,7 +302,7 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 {
 	struct pollfd pfd[4];
 	struct timespec ts = { 0, 0 };
-	uint64_t now = rsh_app_ns();
+	uint64_t now = rsh_mono_ns();
 	uint64_t ns = rsh_app_chan_backoff(app, ch, worked, now);
 	nfds_t n = 0, first, tap = RTE_DIM(pfd);
 	bool all_fd;
@@ -344,8 +334,7 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 	/* Spinning with nothing to learn from the kernel: no system call. */
 	if (n == 0 && ns == 0)
 		return;
-	ts.tv_sec = ns / 1000000000ull;
-	ts.tv_nsec = ns % 1000000000ull;
+	ts = rsh_ns_timespec(ns);
 	if (ppoll(pfd, n, &ts, NULL) <= 0)
 		return;
 	if (first > 0 && pfd[0].fd == STDIN_FILENO)
@@ -395,7 +384,7 @@ rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 	bool ready = false;
 	unsigned int work;
 
-	ch->idle_since = rsh_app_ns();
+	ch->idle_since = rsh_mono_ns();
 	while (!__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
 		if (rsh_tmfifo_status(dev) == -ENODEV) {
 			if (ch->con.tty)

@@ -75,8 +75,8 @@ static void
 rsh_app_svc_progress(const struct rsh_app *app, uint64_t done, uint64_t total,
 		     uint64_t t0, uint64_t *last, bool force)
 {
-	uint64_t now = rsh_app_ns();
-	double sec = (double)(now - t0) / 1e9;
+	uint64_t now = rsh_mono_ns();
+	double sec = rsh_ns_s(now - t0);
 
 	if (app->quiet || app->progress == 0 ||
 	    (!force && now - *last < RSH_APP_SVC_PLAIN_NS))
@@ -92,7 +92,7 @@ static int
 rsh_app_svc_copy(struct rsh_app *app, struct rsh_app_input *in, int out,
 		 uint64_t total, uint64_t *done)
 {
-	uint64_t t0 = rsh_app_ns(), last = t0;
+	uint64_t t0 = rsh_mono_ns(), last = t0;
 	static uint8_t buf[RSH_APP_SVC_STEP];
 	ssize_t n, w;
 
@@ -143,12 +143,12 @@ rsh_app_push_via_service(struct rsh_app *app, const char *node)
 	if (!app->quiet)
 		fprintf(stderr, "rshim-pmd-app: %s: pushing %s through %s (rshim-pmd)\n",
 			app->device, rsh_app_in_name(&in.f[0]), node);
-	t0 = rsh_app_ns();
+	t0 = rsh_mono_ns();
 	rc = rsh_app_svc_copy(app, &in, fd, rsh_app_input_total(&in), &done);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	rsh_app_input_close(&in);
-	sec = (double)(rsh_app_ns() - t0) / 1e9;
+	sec = rsh_ns_s(rsh_mono_ns() - t0);
 	if (rc < 0) {
 		rsh_app_err("%s: push failed: %s", app->device, rc == -EPROTO ? in.msg :
 			    strerror(-rc));

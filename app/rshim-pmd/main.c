@@ -117,16 +117,6 @@ rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
 		(unsigned int)uid, (int)pid, action, rc == 0 ? "ok" : strerror(-rc));
 }
 
-/* Monotonic nanoseconds. */
-uint64_t
-rsh_svc_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* A number option. */
 static int
 rsh_svc_opt_num(const char *opt, const char *v, long max, long *out)
@@ -447,7 +437,7 @@ rsh_svc_reload(struct rsh_svc *s, bool *pending)
 static void
 rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 {
-	uint64_t last_scan = rsh_svc_ns();
+	uint64_t last_scan = rsh_mono_ns();
 	bool pending = false;
 
 	for (;;) {
@@ -461,12 +451,12 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 		if (sig == SIGHUP)
 			rsh_svc_reload(s, &pending);
 		if (s->conf.rescan_s > 0 &&
-		    rsh_svc_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
+		    rsh_mono_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
 			pending = true;
 		if (pending) {
 			rsh_svc_sync_devices(s);
 			pending = false;
-			last_scan = rsh_svc_ns();
+			last_scan = rsh_mono_ns();
 		}
 		rsh_svc_check_health(s);
 		/* ifup tmfifo_netN children (relay.c). */
