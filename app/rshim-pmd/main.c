@@ -22,6 +22,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include "rsh_errline.h"
 #include "rsh_parse.h"
 #include "rsh_svc_lock.h"
 #include "rsh_sys.h"
@@ -102,7 +103,7 @@ rsh_svc_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rsh_errline_vset(msg, sizeof(msg), NULL, "rshim-pmd", NULL, fmt, ap);
 	va_end(ap);
 	rte_log(RTE_LOG_ERR, rsh_svc_logtype, "rshim-pmd: %s\n", msg);
 }
