@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "rsh_pump.h"
 
 #define RSH_APP_ESC 0x1d /* Ctrl-] */
 #define RSH_APP_SPIN_NS 200000ull
@@ -263,16 +264,10 @@ rsh_app_chan_arm(struct rsh_app *app, struct rsh_app_chan *ch,
 
 	*all_fd = !ch->eth.open && ch->con.in_len == 0 && ch->tap.n_pend == 0 &&
 		  (ch->tap.fd < 0 || ch->tap.drained);
-	if (app->console) {
-		pfd[(*n)++] = (struct pollfd){
-			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_CONSOLE), .events = POLLIN };
-		ready |= rsh_tmfifo_rx_arm(dev, RSH_TMFIFO_CONSOLE);
-	}
-	if (ch->tap.fd >= 0) {
-		pfd[(*n)++] = (struct pollfd){
-			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_NET), .events = POLLIN };
-		ready |= rsh_tmfifo_rx_arm(dev, RSH_TMFIFO_NET);
-	}
+	if (app->console)
+		ready |= rsh_pump_chan_arm(dev, RSH_TMFIFO_CONSOLE, pfd, n);
+	if (ch->tap.fd >= 0)
+		ready |= rsh_pump_chan_arm(dev, RSH_TMFIFO_NET, pfd, n);
 	return ready;
 }
 

@@ -34,6 +34,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "rsh_pump.h"
 #include "rsh_tmfifo_addr.h"
 
 #define RSH_APP_BURST 32u
@@ -114,7 +115,7 @@ rsh_app_tap_config(struct rsh_tap *t, unsigned int index, const char *cidr)
 unsigned int
 rsh_app_tap_step(struct rsh_tap *t, struct rsh_dev *dev)
 {
-	return rsh_tap_to_dpu(t, dev) + rsh_tap_from_dpu(t, dev);
+	return rsh_pump_tap(t, dev);
 }
 
 /* Ready the TAP's data path on the attached channel; say once when it

@@ -33,6 +33,7 @@
 
 #include <rte_mbuf.h>
 
+#include "rsh_pump.h"
 #include "svc.h"
 
 #define RSH_SVC_HOUSEKEEP_MS 1000 /* idle timeout: housekeeping only */
@@ -149,30 +150,16 @@ rsh_svc_efd_clear(int fd)
 		return;
 }
 
-/* Arm the channel's eventfd and add it to pfd; 1 when data already waits. */
-static unsigned int
-rsh_svc_chan_arm(struct rsh_svc_dev *d, enum rsh_tmfifo_chan ch,
-		 struct pollfd *pfd, unsigned int *npfd)
-{
-	int fd = rsh_tmfifo_rx_fd(d->dev, ch);
-
-	if (fd < 0)
-		return 0;
-	rsh_svc_efd_clear(fd);
-	pfd[(*npfd)++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	return rsh_tmfifo_rx_arm(d->dev, ch) ? 1 : 0;
-}
-
 /* One device: move what can move, then the fds to wait on. */
 static unsigned int
 rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
-		  unsigned int *npfd, bool *retry)
+		  nfds_t *npfd, bool *retry)
 {
 	unsigned int work = 0;
 
 	if (d->cons.master >= 0) {
 		work += rsh_svc_cons_from_dpu(d) + rsh_svc_cons_to_dpu(d);
-		work += rsh_svc_chan_arm(d, RSH_TMFIFO_CONSOLE, pfd, npfd);
+		work += rsh_pump_chan_arm(d->dev, RSH_TMFIFO_CONSOLE, pfd, npfd) ? 1 : 0;
 		/* Input waiting for room in the channel: retry on a timer,
 		 * not on POLLIN (it stays readable). */
 		*retry |= d->cons.tx_len > 0;
@@ -186,8 +173,8 @@ rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
 		/* Each pass reads until the TAP is empty, as ppoll says
 		 * nothing per fd here. */
 		d->tap.drained = false;
-		work += rsh_tap_to_dpu(&d->tap, d->dev) + rsh_tap_from_dpu(&d->tap, d->dev);
-		work += rsh_svc_chan_arm(d, RSH_TMFIFO_NET, pfd, npfd);
+		work += rsh_pump_tap(&d->tap, d->dev);
+		work += rsh_pump_chan_arm(d->dev, RSH_TMFIFO_NET, pfd, npfd) ? 1 : 0;
 		*retry |= d->tap.n_pend > 0;
 		pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd,
 			.events = rsh_tap_want_read(&d->tap) ? POLLIN : 0 };
@@ -197,7 +184,7 @@ rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
 
 /* One pass over every device; fills pfd with the fds to wait on. */
 static unsigned int
-rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd,
+rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, nfds_t *npfd,
 		   bool *retry)
 {
 	unsigned int work = 0;
@@ -240,7 +227,8 @@ rsh_svc_relay_thread(void *arg)
 {
 	struct rsh_svc *s = arg;
 	struct pollfd pfd[1 + RSH_SVC_PFD_PER_DEV * RSH_SVC_MAX_DEVS];
-	unsigned int npfd, work;
+	unsigned int work;
+	nfds_t npfd;
 	struct timespec ts;
 	bool retry;
 	int n;
