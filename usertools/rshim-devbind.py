@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 
+# The IDs of lib/util/rsh_pci_ids.h (the usertools suite checks they agree).
 VENDOR = 0x15B3
 IDS = {0xC2D2: "BlueField-1", 0xC2D3: "BlueField-2", 0xC2D4: "BlueField-3",
        0xC2D5: "BlueField-3"}

@@ -2,7 +2,7 @@
 /*
  * The service's per-device lock (see rsh_svc_lock.h): path from the
  * device's host-wide key, take, record, release, and the holder lookup of
- * rshim-pmd-app.
+ * rshim-pmd-app, and the names the record carries.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -149,4 +149,28 @@ rsh_svc_lock_held(const char *run_dir, const char *devstr,
 		rsh_svc_lock_read(fd, h);
 	close(fd);
 	return held;
+}
+
+/* The client's lock directory; see the header. */
+const char *
+rsh_svc_lock_dir(void)
+{
+	const char *v = getenv(RSH_SVC_LOCK_DIR_ENV);
+
+	return v != NULL && v[0] != '\0' ? v : RSH_SVC_LOCK_DIR;
+}
+
+/* "rshimN" or ".../rshimN": N, else -1. */
+int
+rsh_svc_name_index(const char *name)
+{
+	const char *b = strrchr(name, '/');
+	char *end;
+	long n;
+
+	b = b != NULL ? b + 1 : name;
+	if (strncmp(b, "rshim", 5) != 0 || b[5] < '0' || b[5] > '9')
+		return -1;
+	n = strtol(b + 5, &end, 10);
+	return *end == '\0' && n <= RSH_SVC_NAME_MAX_INDEX ? (int)n : -1;
 }

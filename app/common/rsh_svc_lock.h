@@ -20,6 +20,11 @@
 #define RSH_SVC_LOCK_DIR "/run/rshim-pmd"
 #define RSH_SVC_LOCK_DIR_ENV "RSHIM_PMD_RUN_DIR"
 
+/* The name the service gives the N-th device it serves (its nodes are
+ * /dev/<name>/..., its record's second field is <name>). */
+#define RSH_SVC_NAME_FMT "rshim%u"
+#define RSH_SVC_NAME_MAX_INDEX 255
+
 /* Who holds a lock, from its record. */
 struct rsh_svc_lock_holder {
 	long pid;       /* 0 when the record is empty or unreadable */
@@ -55,5 +60,17 @@ void rsh_svc_lock_drop(const char *run_dir, const char *devstr, int fd);
  */
 int rsh_svc_lock_held(const char *run_dir, const char *devstr,
 		      struct rsh_svc_lock_holder *h);
+
+/*
+ * The lock directory as a client of the service sees it: RSH_SVC_LOCK_DIR,
+ * or RSHIM_PMD_RUN_DIR when set and not empty.
+ */
+const char *rsh_svc_lock_dir(void);
+
+/*
+ * The index N of a service device name "rshimN" (or a path ending in
+ * "/rshimN", N at most RSH_SVC_NAME_MAX_INDEX): N, or -1 when it is not one.
+ */
+int rsh_svc_name_index(const char *name);
 
 #endif /* RSH_SVC_LOCK_H */

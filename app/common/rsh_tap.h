@@ -28,6 +28,7 @@
 #include "rsh_tap_offload.h"
 
 #define RSH_TAP_PEND 512u          /* frames read (and cut) not yet queued */
+#define RSH_TAP_MTU 1500           /* hardware-notes §4.8 */
 
 /* One tmfifo_netN; every field is written by the owning thread. */
 struct rsh_tap {
@@ -82,6 +83,37 @@ unsigned int rsh_tap_to_dpu(struct rsh_tap *t, struct rsh_dev *dev);
 
 /** DPU → TAP: receive, merge and write; the frames received. */
 unsigned int rsh_tap_from_dpu(struct rsh_tap *t, struct rsh_dev *dev);
+
+/**
+ * Create tmfifo_net<index> as rsh_tap_create() does, after checking that
+ * no interface has that name yet (another rshim daemon, another
+ * rshim-pmd-app): the host end's one way to open it.
+ *
+ * @return 0; -EEXIST (*what = "name") when the name is taken; otherwise
+ *   rsh_tap_create()'s -errno and step.
+ */
+int rsh_tap_open(struct rsh_tap *t, unsigned int index, bool offload,
+		 const char **what);
+
+/** An IPv4 address for the TAP (network byte order) and its prefix. */
+struct rsh_tap_ip {
+	uint32_t addr;
+	unsigned int prefix;
+};
+
+/**
+ * Configure tmfifo_net<index> as the reference daemon does
+ * (hardware-notes §4.8): MAC rsh_tmfifo_host_mac(index), MTU
+ * RSH_TAP_MTU, the address when @p ip is not NULL, then link up.
+ *
+ * @return 0, or -errno with *what naming the step ("socket", "MAC",
+ *   "MTU", "address", "link up").
+ */
+int rsh_tap_config(const struct rsh_tap *t, unsigned int index,
+		   const struct rsh_tap_ip *ip, const char **what);
+
+/** Set the interface's link up (IFF_UP | IFF_RUNNING) or down; -errno. */
+int rsh_tap_set_up(const char *name, bool up);
 
 /** Close the TAP (the kernel removes it) and free what it holds. */
 void rsh_tap_close(struct rsh_tap *t);

@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #include "rsh_bfb.h"
+#include "rsh_errline.h"
 #include "rsh_parse.h"
 
 #define RSH_MK_CHUNK (1u << 20)
 #define RSH_MK_MAX_IMAGES 256
 #define RSH_MK_EXIT_FAIL 1
 #define RSH_MK_EXIT_USAGE 2
+#define RSH_MK_ERR_MAX 8192          /* an error line: two paths and words */
 
 /* One image of the output: data from a file or from a seeded generator. */
 struct rsh_mk_img {
@@ -101,13 +103,12 @@ static const char rsh_mk_help[] =
 static int __attribute__((format(printf, 1, 2)))
 rsh_mk_bad(const char *fmt, ...)
 {
+	char msg[RSH_MK_ERR_MAX];
 	va_list ap;
 
-	fputs("rshim-mkbfb: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rsh_errline_vset(msg, sizeof(msg), stderr, "rshim-mkbfb", " (try --help)", fmt, ap);
 	va_end(ap);
-	fputs(" (try --help)\n", stderr);
 	return RSH_MK_EXIT_USAGE;
 }
 
@@ -115,13 +116,12 @@ rsh_mk_bad(const char *fmt, ...)
 static int __attribute__((format(printf, 1, 2)))
 rsh_mk_fail(const char *fmt, ...)
 {
+	char msg[RSH_MK_ERR_MAX];
 	va_list ap;
 
-	fputs("rshim-mkbfb: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rsh_errline_vset(msg, sizeof(msg), stderr, "rshim-mkbfb", NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return RSH_MK_EXIT_FAIL;
 }
 

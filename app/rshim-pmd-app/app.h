@@ -10,6 +10,7 @@
 #include <rte_log.h>
 
 #include "rsh.h"
+#include "rsh_mono.h"
 #include "rsh_tap.h"
 
 struct rte_mbuf;
@@ -191,9 +192,6 @@ int rsh_app_parse_cidr(const char *s, uint32_t *addr, unsigned int *prefix);
 
 /* Print the channel counters (one line per channel) to f. */
 void rsh_app_tmfifo_stats(FILE *f, struct rsh_dev *dev);
-
-/* Monotonic nanoseconds. */
-uint64_t rsh_app_ns(void);
 
 /* Following the boot log after a push (bootlog.c). Main thread. */
 struct rsh_json;

@@ -110,9 +110,6 @@ void rsh_bench_fill(struct rsh_bench_res *r, const struct rsh_bench_snap *a,
 /* The device string of a row: "sim:bf3,drain=20000000,cost=1,..." */
 void rsh_bench_devstr(const struct rsh_bench_cfg *c, char *buf, size_t len);
 
-/* Monotonic seconds. */
-double rsh_bench_now(void);
-
 /* The generated stream: a valid BFB followed by pseudo-random bytes. */
 uint8_t *rsh_bench_pattern(void);
 

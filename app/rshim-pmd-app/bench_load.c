@@ -376,19 +376,19 @@ rsh_app_bench_load(struct rsh_app *app, const uint8_t *pat)
 	}
 	for (i = 0; i < n && !rsh_bench_cancelled(); i++) {
 		struct rsh_bench_res *r = &rows[i];
-		double t0 = rsh_bench_now(), t1, t2, t3;
+		double t0 = rsh_mono_s(), t1, t2, t3;
 		uint64_t c0 = rsh_load_set(&l, true), c1, c2, c3;
 		struct timespec ts = { 0, (long)(alone_s * 1e9) };
 
 		nanosleep(&ts, NULL);
 		c1 = rsh_load_count(&l);
-		t1 = rsh_bench_now();
+		t1 = rsh_mono_s();
 		rsh_bench_run(app, pat, r);
 		c2 = rsh_load_count(&l);
-		t2 = rsh_bench_now();
+		t2 = rsh_mono_s();
 		nanosleep(&ts, NULL);
 		c3 = rsh_load_set(&l, false);
-		t3 = rsh_bench_now();
+		t3 = rsh_mono_s();
 		if (l.n > 0 && c1 > c0 && c3 > c2 && t1 > t0 && t2 > t1 && t3 > t2) {
 			double alone = ((double)(c1 - c0) + (double)(c3 - c2)) /
 				       ((t1 - t0) + (t3 - t2));

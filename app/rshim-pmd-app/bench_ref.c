@@ -262,22 +262,22 @@ rsh_ref_boot_write(struct rsh_ref *r, const uint8_t *user, size_t count)
 		memcpy(buf, user, n);
 		got = rsh_ref_hand_off(r, buf, n);
 		if (got == 0) { /* nothing accepted: 1 ms and again (§3.6) */
-			if (rsh_bench_now() - r->last_progress > RSH_REF_TIMEOUT_S) {
+			if (rsh_mono_s() - r->last_progress > RSH_REF_TIMEOUT_S) {
 				rc = -ETIMEDOUT;
 				break;
 			}
-			double t = rsh_bench_now();
+			double t = rsh_mono_s();
 
 			r->full_sleeps++;
 			usleep(RSH_REF_FULL_SLEEP_US);
-			t = (rsh_bench_now() - t) * 1e9 - RSH_REF_FULL_SLEEP_US * 1e3;
+			t = (rsh_mono_s() - t) * 1e9 - RSH_REF_FULL_SLEEP_US * 1e3;
 			rsh_bench_late_add(&r->late, t > 0 ? (uint64_t)t : 0);
 			continue;
 		}
 		count -= got;
 		user += got;
 		written += got;
-		r->last_progress = rsh_bench_now();
+		r->last_progress = rsh_mono_s();
 		if (got != n)
 			break; /* FIFO full mid-piece: a short write */
 	}
@@ -290,14 +290,14 @@ rsh_ref_cat(struct rsh_ref *r, const uint8_t *pat, uint64_t size, double until)
 {
 	uint64_t off = 0;
 
-	r->last_progress = rsh_bench_now();
+	r->last_progress = rsh_mono_s();
 	while (off < size) {
 		size_t n = (size_t)RTE_MIN(size - off, (uint64_t)RSH_REF_CAT_BLOCK);
 		uint64_t at = off % RSH_BENCH_PATTERN;
 		ssize_t got;
 
 		n = (size_t)RTE_MIN((uint64_t)n, RSH_BENCH_PATTERN - at);
-		if (rsh_bench_now() > until || rsh_bench_cancelled())
+		if (rsh_mono_s() > until || rsh_bench_cancelled())
 			return -ECANCELED;
 		rsh_ref_write_trip(r);
 		got = rsh_ref_boot_write(r, pat + at, n);
@@ -315,7 +315,7 @@ rsh_ref_cat(struct rsh_ref *r, const uint8_t *pat, uint64_t size, double until)
 static int
 rsh_ref_open(struct rsh_dev *dev)
 {
-	double until = rsh_bench_now() + 5;
+	double until = rsh_mono_s() + 5;
 	uint64_t v;
 
 	rsh_dev_wr(dev, RSH_BOOT_CONTROL, 0);
@@ -325,7 +325,7 @@ rsh_ref_open(struct rsh_dev *dev)
 	v = (v & ~RSH_RESET_CONTROL__KEY_MASK) | RSH_RESET_CONTROL__KEY;
 	rsh_dev_wr(dev, RSH_RESET_CONTROL, v);
 	while (rsh_reg_val_is_bad(rsh_dev_rd(dev, RSH_BOOT_FIFO_COUNT))) {
-		if (rsh_bench_now() > until)
+		if (rsh_mono_s() > until)
 			return -ETIMEDOUT;
 		usleep(100);
 	}
@@ -357,8 +357,8 @@ rsh_ref_stream(struct rsh_ref *r, const uint8_t *pat, struct rsh_bench_res *res)
 	res->full_sleeps = r->full_sleeps;
 	res->late = r->late;
 	if (rsh_sim_stats_get(r->dev->be, &ss) == 0) {
-		res->empty_s = ss.boot_empty_ns / 1e9;
-		res->dpu_s = (ss.boot_last_ns - ss.boot_first_ns) / 1e9;
+		res->empty_s = rsh_ns_s(ss.boot_empty_ns);
+		res->dpu_s = rsh_ns_s(ss.boot_last_ns - ss.boot_first_ns);
 		res->dpu_bytes = ss.consumed_bytes;
 	}
 	return rc;

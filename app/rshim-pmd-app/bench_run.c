@@ -16,16 +16,6 @@
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 
-/* Monotonic seconds. */
-double
-rsh_bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* True once Ctrl-C (SIGINT/SIGTERM) was seen. */
 bool
 rsh_bench_cancelled(void)
@@ -44,7 +34,7 @@ rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 
 	memset(s, 0, sizeof(*s));
 	getrusage(RUSAGE_SELF, &ru);
-	s->wall_s = rsh_bench_now();
+	s->wall_s = rsh_mono_s();
 	s->cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 		   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	s->nvcsw = (uint64_t)ru.ru_nvcsw;
@@ -56,8 +46,8 @@ rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 	if (rsh_sim_stats_get(dev->be, &ss) == 0)
 		s->count_reads = ss.host_count_reads;
 	if (rsh_sim_cost_get(dev->be, &cs) == 0) {
-		s->charged_s = cs.charged_ns / 1e9;
-		s->emu_s = cs.emu_ns / 1e9;
+		s->charged_s = rsh_ns_s(cs.charged_ns);
+		s->emu_s = rsh_ns_s(cs.emu_ns);
 		s->drain_reads = cs.bf1_drain_reads;
 	}
 }
@@ -183,7 +173,7 @@ rsh_bench_feed(struct rsh_boot *b, const uint8_t *pat, uint64_t size, double unt
 	while (off < size) {
 		uint64_t n = RTE_MIN(size - off, (uint64_t)RSH_BENCH_STEP);
 
-		if (rsh_bench_now() > until || rsh_bench_cancelled())
+		if (rsh_mono_s() > until || rsh_bench_cancelled())
 			return -ECANCELED;
 		rc = rsh_boot_write(b, pat + off % RSH_BENCH_PATTERN, n);
 		if (rc < 0)
@@ -194,7 +184,7 @@ rsh_bench_feed(struct rsh_boot *b, const uint8_t *pat, uint64_t size, double unt
 	while (rsh_boot_state(b) == 0) {
 		struct timespec ts = { 0, 1000000 };
 
-		if (rsh_bench_now() > until || rsh_bench_cancelled())
+		if (rsh_mono_s() > until || rsh_bench_cancelled())
 			return -ECANCELED;
 		nanosleep(&ts, NULL);
 	}
@@ -233,10 +223,10 @@ rsh_bench_pmd_extra(struct rsh_dev *dev, struct rsh_poller *p, struct rsh_bench_
 	r->late.max_ns = ps.nap_late_max_ns;
 	r->rt_raises = ps.rt_raises;
 	r->rt_capped = ps.rt_capped;
-	r->rt_yield_s = ps.rt_yield_ns / 1e9;
+	r->rt_yield_s = rsh_ns_s(ps.rt_yield_ns);
 	if (rsh_sim_stats_get(dev->be, &ss) == 0) {
-		r->empty_s = ss.boot_empty_ns / 1e9;
-		r->dpu_s = (ss.boot_last_ns - ss.boot_first_ns) / 1e9;
+		r->empty_s = rsh_ns_s(ss.boot_empty_ns);
+		r->dpu_s = rsh_ns_s(ss.boot_last_ns - ss.boot_first_ns);
 		r->dpu_bytes = ss.consumed_bytes;
 	}
 }
@@ -311,9 +301,9 @@ rsh_bench_push_cost_line(struct rsh_dev *dev, const struct rsh_boot_stats *st)
 	if (rsh_sim_cost_get(dev->be, &cs) < 0 || !cs.enabled)
 		return;
 	t = RTE_MAX((double)st->elapsed_ns - (double)cs.emu_ns, 0.0) / 1e9 +
-	    (double)cs.charged_ns / 1e9;
+	    rsh_ns_s(cs.charged_ns);
 	printf("%s: MMIO cost model (rd_ns=%" PRIu64 ", wr_ns=%" PRIu64 "): %.3f s, %.3f MiB/s over the modelled time (emulator %.3f s not counted)\n",
 	       rsh_dev_name(dev), cs.rd_ns, cs.wr_ns, t,
 	       t > 0 ? (double)st->bytes_pushed / 1048576.0 / t : 0.0,
-	       (double)cs.emu_ns / 1e9);
+	       rsh_ns_s(cs.emu_ns));
 }

@@ -38,6 +38,7 @@
 #include "bench_tmfifo.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
+#include "rsh_tmfifo_addr.h"
 
 #define RSH_TB_MAX_SAMPLES 4096u
 #define RSH_TB_WINDOW 48u          /* ICMP requests in flight (throughput) */
@@ -77,13 +78,6 @@ struct rsh_tb_case {
 	bool cost;                /* emulator MMIO cost model on (cost=1) */
 };
 
-/* Seconds now. */
-static double
-rsh_tb_now(void)
-{
-	return rsh_app_ns() / 1e9;
-}
-
 /* True once Ctrl-C was pressed. */
 bool
 rsh_bench_tmfifo_cancelled(void)
@@ -95,7 +89,7 @@ rsh_bench_tmfifo_cancelled(void)
 static bool
 rsh_tb_running(double until)
 {
-	return rsh_tb_now() < until &&
+	return rsh_mono_s() < until &&
 	       !__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED);
 }
 
@@ -142,8 +136,8 @@ rsh_tb_close(struct rsh_tb *b)
 static struct rte_mbuf *
 rsh_tb_ping(struct rsh_tb *b, unsigned int len)
 {
-	static const struct rte_ether_addr dpu = {{ 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01 }};
-	static const struct rte_ether_addr host = {{ 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 }};
+	static const struct rte_ether_addr dpu = { RSH_TMFIFO_DPU_MAC };
+	static const struct rte_ether_addr host = { RSH_TMFIFO_HOST_MAC };
 	struct rte_mbuf *m = rte_pktmbuf_alloc(rsh_tmfifo_pool(b->dev));
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;
@@ -206,7 +200,7 @@ rsh_tb_rtt(struct rsh_tb *b, unsigned int len)
 	do {
 		t = rte_get_timer_cycles();
 		if (rsh_tb_replies(b) > 0)
-			return (t - t0) * 1e6 / hz;
+			return rsh_tsc_us(t - t0);
 	} while (t - t0 < hz);
 	return -1;
 }
@@ -225,7 +219,7 @@ static void
 rsh_tb_run_rtt(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row *r)
 {
 	static double s[RSH_TB_MAX_SAMPLES];
-	double until = rsh_tb_now() + b->app->bench_seconds, v;
+	double until = rsh_mono_s() + b->app->bench_seconds, v;
 	unsigned int n = 0;
 
 	rsh_tb_rtt(b, c->len); /* warm-up: ARP-free, but wakes both sides */
@@ -292,8 +286,8 @@ rsh_tb_cost_time(struct rsh_tb *b, struct rsh_tb_row *r, const struct rsh_sim_co
 		 double wall, double rx_words)
 {
 	struct rsh_sim_cost_stats c1 = rsh_tb_cost(b);
-	double charged = (c1.charged_ns - c0->charged_ns) / 1e9;
-	double sec = wall - (c1.emu_ns - c0->emu_ns) / 1e9 + charged;
+	double charged = rsh_ns_s(c1.charged_ns - c0->charged_ns);
+	double sec = wall - rsh_ns_s(c1.emu_ns - c0->emu_ns) + charged;
 
 	if (!c1.enabled || sec <= 0)
 		return wall;
@@ -317,7 +311,7 @@ rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	rsh_tb_rtt(b, c->len);
 	rsh_dev_mmio_stats(b->dev, &m0);
 	c0 = rsh_tb_cost(b);
-	t0 = rsh_tb_now();
+	t0 = rsh_mono_s();
 	until = t0 + b->app->bench_seconds;
 	while (rsh_tb_running(until)) {
 		while (inflight < RSH_TB_WINDOW && (m = rsh_tb_ping(b, c->len)) != NULL) {
@@ -333,7 +327,7 @@ rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	}
 	/* Each reply is one frame each way; a frame is a header word and
 	 * its bytes in whole words (hardware-notes §4.3). */
-	sec = rsh_tb_cost_time(b, r, &c0, rsh_tb_now() - t0,
+	sec = rsh_tb_cost_time(b, r, &c0, rsh_mono_s() - t0,
 			       (double)got * (1 + (c->len + 7) / 8));
 	rsh_tb_rate(b, r, 2.0 * got * c->len, got, sec, &m0);
 	r->rx_mib_s = sec > 0 ? (double)got * c->len / 1048576.0 / sec : 0;
@@ -354,7 +348,7 @@ rsh_tb_run_console(struct rsh_tb *b, const struct rsh_tb_case *c,
 	for (k = 0; k < sizeof(line); k++)
 		line[k] = (k % 64) == 63 ? '\n' : (char)('a' + k % 26);
 	rsh_dev_mmio_stats(b->dev, &m0);
-	t0 = rsh_tb_now();
+	t0 = rsh_mono_s();
 	until = t0 + b->app->bench_seconds;
 	while (rsh_tb_running(until)) {
 		if (sent - got < 64 * 1024) {
@@ -367,7 +361,7 @@ rsh_tb_run_console(struct rsh_tb *b, const struct rsh_tb_case *c,
 	if (got == 0)
 		r->rc = -EIO;
 	rsh_tb_rate(b, r, (double)sent + (double)got, (double)msgs,
-		    rsh_tb_now() - t0, &m0);
+		    rsh_mono_s() - t0, &m0);
 }
 
 /* idle: poll-lcore CPU over an idle period, then the first RTT. */
@@ -379,10 +373,10 @@ rsh_tb_run_idle(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row
 
 	rsh_tb_rtt(b, c->len);
 	c0 = rsh_poller_cpu_seconds(b->p);
-	t0 = rsh_tb_now();
+	t0 = rsh_mono_s();
 	while (rsh_tb_running(t0 + idle)) /* Ctrl-C ends the wait at once */
 		nanosleep(&ts, NULL);
-	r->cpu_pct = 100.0 * (rsh_poller_cpu_seconds(b->p) - c0) / (rsh_tb_now() - t0);
+	r->cpu_pct = 100.0 * (rsh_poller_cpu_seconds(b->p) - c0) / (rsh_mono_s() - t0);
 	v = rsh_tb_rtt(b, c->len);
 	r->rc = v < 0 ? -ETIMEDOUT : 0;
 	r->p50_us = r->p99_us = r->max_us = v;
@@ -408,11 +402,11 @@ rsh_tb_wake_path_us(void)
 
 	if (fd < 0)
 		return 0;
-	t0 = rsh_tb_now();
+	t0 = rsh_mono_s();
 	if (write(fd, &one, sizeof(one)) < 0 || poll(&pfd, 1, 100) != 1)
 		dt = 0;
 	else
-		dt = (rsh_tb_now() - t0) * 1e6;
+		dt = (rsh_mono_s() - t0) * 1e6;
 	close(fd);
 	return dt;
 }
@@ -427,7 +421,7 @@ rsh_tb_run_dpu_first(struct rsh_tb *b, const struct rsh_tb_case *c,
 	struct rsh_poller_stats st;
 	unsigned int n = 0, spins;
 	double wake = rsh_tb_wake_path_us();
-	uint64_t t0, hz = rte_get_timer_hz();
+	uint64_t t0;
 
 	rsh_tb_rtt(b, c->len);
 	nanosleep(&ts, NULL);
@@ -441,7 +435,7 @@ rsh_tb_run_dpu_first(struct rsh_tb *b, const struct rsh_tb_case *c,
 				break;
 			rte_pause();
 		}
-		s[n++] = (double)(st.last_pass_tsc - t0) * 1e6 / hz + wake;
+		s[n++] = rsh_tsc_us(st.last_pass_tsc - t0) + wake;
 	}
 	if (n == 0)
 		return;

@@ -33,6 +33,7 @@
 #include "bench_tmfifo.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
+#include "rsh_tmfifo_addr.h"
 #include "rsh_tmfifo_proto.h"
 
 #define RSH_TR_TICK_NS 1000000ull    /* timerfd period, §4.9 */
@@ -55,25 +56,19 @@ struct rsh_tr {
 	uint16_t seq;
 };
 
-/* Monotonic seconds. */
-static double
-rsh_tr_now(void)
-{
-	return rsh_app_ns() / 1e9;
-}
-
 /* An ICMP echo request of len bytes as FIFO words: header + frame. */
 static void
 rsh_tr_frame(struct rsh_tr *t, unsigned int len)
 {
-	static const uint8_t hdr[14] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01,
-					 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02, 0x08, 0x00 };
+	static const uint8_t dst[6] = RSH_TMFIFO_DPU_MAC, src[6] = RSH_TMFIFO_HOST_MAC;
 	uint8_t f[1536] = { 0 };
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
 	uint8_t *ic = f + 34;
 	uint16_t ck;
 
-	memcpy(f, hdr, sizeof(hdr));
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08; /* IPv4 */
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - 14));
 	ip->time_to_live = 64;
@@ -160,7 +155,7 @@ rsh_tr_rx(struct rsh_tr *t)
 static bool
 rsh_tr_tick(struct rsh_tr *t)
 {
-	double period = RSH_TR_TICK_NS / 1e9, now = rsh_tr_now();
+	double period = rsh_ns_s(RSH_TR_TICK_NS), now = rsh_mono_s();
 	struct timespec ts;
 	bool run;
 
@@ -195,7 +190,7 @@ rsh_tr_open(struct rsh_tr *t, bool cost)
 		sync[i] = RSH_TMF_SYNC_WORD;
 	t->dev->be->ops->write_fifo(t->dev->be, t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
 				    sync, RTE_DIM(sync));
-	t->next_tick = rsh_tr_now();
+	t->next_tick = rsh_mono_s();
 	return 0;
 }
 
@@ -204,19 +199,19 @@ static double
 rsh_tr_rtt(struct rsh_tr *t, unsigned int len)
 {
 	uint64_t before = t->replies;
-	double t0 = rsh_tr_now();
+	double t0 = rsh_mono_s();
 
 	rsh_tr_frame(t, len);
 	while (!rsh_tr_tx(t))
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
 	while (t->replies == before) {
-		if (rsh_tr_now() - t0 > 1 || rsh_bench_tmfifo_cancelled())
+		if (rsh_mono_s() - t0 > 1 || rsh_bench_tmfifo_cancelled())
 			return -1;
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
 	}
-	return (rsh_tr_now() - t0) * 1e6;
+	return (rsh_mono_s() - t0) * 1e6;
 }
 
 /* Round trips for secs: p50 / p99 into r. */
@@ -224,10 +219,10 @@ static void
 rsh_tr_run_rtt(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 {
 	static double s[4096];
-	double until = rsh_tr_now() + secs;
+	double until = rsh_mono_s() + secs;
 	unsigned int n = 0;
 
-	while (n < RTE_DIM(s) && rsh_tr_now() < until && !rsh_bench_tmfifo_cancelled()) {
+	while (n < RTE_DIM(s) && rsh_mono_s() < until && !rsh_bench_tmfifo_cancelled()) {
 		double v = rsh_tr_rtt(t, 64);
 
 		if (v < 0)
@@ -242,17 +237,17 @@ static void
 rsh_tr_run_idle(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 {
 	struct rusage a, b;
-	double t0 = rsh_tr_now(), cpu;
+	double t0 = rsh_mono_s(), cpu;
 
 	getrusage(RUSAGE_THREAD, &a);
-	while (rsh_tr_now() - t0 < secs && !rsh_bench_tmfifo_cancelled())
+	while (rsh_mono_s() - t0 < secs && !rsh_bench_tmfifo_cancelled())
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
 	getrusage(RUSAGE_THREAD, &b);
 	cpu = (b.ru_utime.tv_sec - a.ru_utime.tv_sec) + (b.ru_stime.tv_sec - a.ru_stime.tv_sec) +
 	      ((b.ru_utime.tv_usec - a.ru_utime.tv_usec) + (b.ru_stime.tv_usec - a.ru_stime.tv_usec)) / 1e6;
-	r->idle_wakeups_s = (b.ru_nvcsw - a.ru_nvcsw) / (rsh_tr_now() - t0);
-	r->idle_cpu_pct = 100.0 * cpu / (rsh_tr_now() - t0);
+	r->idle_wakeups_s = (b.ru_nvcsw - a.ru_nvcsw) / (rsh_mono_s() - t0);
+	r->idle_cpu_pct = 100.0 * cpu / (rsh_mono_s() - t0);
 	r->idle_first_us = rsh_tr_rtt(t, 64);
 }
 
@@ -261,12 +256,12 @@ static void
 rsh_tr_run_net(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 {
 	struct rsh_sim_cost_stats c0, c1;
-	double t0 = rsh_tr_now(), sec;
+	double t0 = rsh_mono_s(), sec;
 	uint64_t sent = 0, r0 = t->replies;
 	bool pending = false;
 
 	rsh_sim_cost_get(t->dev->be, &c0);
-	while (rsh_tr_now() - t0 < secs && !rsh_bench_tmfifo_cancelled()) {
+	while (rsh_mono_s() - t0 < secs && !rsh_bench_tmfifo_cancelled()) {
 		/* the TAP wakes the loop: send while the window allows */
 		while (sent - (t->replies - r0) < RSH_TR_WINDOW) {
 			if (!pending) {
@@ -282,8 +277,8 @@ rsh_tr_run_net(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 			rsh_tr_rx(t);
 	}
 	rsh_sim_cost_get(t->dev->be, &c1);
-	sec = rsh_tr_now() - t0 - (c1.emu_ns - c0.emu_ns) / 1e9 +
-	      (c1.charged_ns - c0.charged_ns) / 1e9;
+	sec = rsh_mono_s() - t0 - rsh_ns_s(c1.emu_ns - c0.emu_ns) +
+	      rsh_ns_s(c1.charged_ns - c0.charged_ns);
 	r->net_rx_mib_s = sec > 0 ? (t->replies - r0) * 1500.0 / 1048576.0 / sec : 0;
 }
 

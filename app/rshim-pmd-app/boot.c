@@ -54,7 +54,7 @@ static void
 rsh_app_progress_draw(struct rsh_app_progress *pr, bool force)
 {
 	struct rsh_boot_stats st;
-	uint64_t now = rsh_app_ns();
+	uint64_t now = rsh_mono_ns();
 	double sec, mib, rate, eta;
 	int width = 30, fill;
 
@@ -64,7 +64,7 @@ rsh_app_progress_draw(struct rsh_app_progress *pr, bool force)
 		return;
 	pr->last_ns = now;
 	rsh_boot_get_stats(pr->b, &st);
-	sec = (double)(now - pr->start_ns) / 1e9;
+	sec = rsh_ns_s(now - pr->start_ns);
 	mib = (double)st.bytes_pushed / 1048576.0;
 	rate = sec > 0 ? mib / sec : 0;
 	if (!pr->tty || pr->total == 0) {
@@ -168,7 +168,7 @@ rsh_app_drain(struct rsh_app_progress *pr, struct rsh_boot *b)
 static void
 rsh_app_summary(const char *dev, const struct rsh_boot_stats *st)
 {
-	double sec = (double)st->elapsed_ns / 1e9;
+	double sec = rsh_ns_s(st->elapsed_ns);
 	double mib = (double)st->bytes_pushed / 1048576.0;
 
 	printf("%s: pushed %" PRIu64 " bytes in %.3f s: %.1f MiB/s; MMIO per MiB: %.1f reads (%.1f FIFO status), %.1f writes; FIFO-full waits %" PRIu64 ", stalls %" PRIu64 " (%.1f s)\n",
@@ -176,7 +176,7 @@ rsh_app_summary(const char *dev, const struct rsh_boot_stats *st)
 	       mib > 0 ? (double)st->mmio.reads / mib : 0,
 	       mib > 0 ? (double)st->status_reads / mib : 0,
 	       mib > 0 ? (double)st->mmio.writes / mib : 0,
-	       st->fifo_full_waits, st->stalls, (double)st->stall_ns / 1e9);
+	       st->fifo_full_waits, st->stalls, rsh_ns_s(st->stall_ns));
 }
 
 /* Push the inputs on an opened device; fills out. */
@@ -208,7 +208,7 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 		return;
 	}
 	pr.b = b;
-	pr.start_ns = rsh_app_ns();
+	pr.start_ns = rsh_mono_ns();
 	in->b = b;
 	in->progress = rsh_app_progress_cb;
 	in->progress_arg = &pr;
@@ -244,7 +244,7 @@ static void
 rsh_app_push_json(struct rsh_json *j, const struct rsh_app_push *r)
 {
 	const struct rsh_boot_stats *st = &r->st;
-	double sec = (double)st->elapsed_ns / 1e9;
+	double sec = rsh_ns_s(st->elapsed_ns);
 	double mib = (double)st->bytes_pushed / 1048576.0;
 
 	rsh_json_obj_begin(j, "push");
@@ -257,7 +257,7 @@ rsh_app_push_json(struct rsh_json *j, const struct rsh_app_push *r)
 	rsh_json_u64(j, "mmio_writes", st->mmio.writes);
 	rsh_json_u64(j, "fifo_full_waits", st->fifo_full_waits);
 	rsh_json_u64(j, "stalls", st->stalls);
-	rsh_json_double(j, "stall_s", (double)st->stall_ns / 1e9);
+	rsh_json_double(j, "stall_s", rsh_ns_s(st->stall_ns));
 	rsh_json_obj_end(j);
 }
 

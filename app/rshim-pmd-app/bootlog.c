@@ -127,7 +127,7 @@ rsh_app_bootlog_wait(struct rsh_app *app, struct rsh_dev *dev, double wait_s,
 		     struct rsh_app_bootlog *lg)
 {
 	static struct rsh_log_rec recs[256];
-	uint64_t deadline = rsh_app_ns() + (uint64_t)(wait_s * 1e9);
+	uint64_t deadline = rsh_mono_ns() + (uint64_t)(wait_s * 1e9);
 	int shown = 0, n;
 
 	lg->waited = true;
@@ -148,7 +148,7 @@ rsh_app_bootlog_wait(struct rsh_app *app, struct rsh_dev *dev, double wait_s,
 			lg->result = lg->err_seen ? "dpu-error" : "completed";
 			return lg->err_seen ? RSH_EXIT_DPU_ERR : RSH_EXIT_OK;
 		}
-		if (rsh_app_ns() > deadline ||
+		if (rsh_mono_ns() > deadline ||
 		    __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED))
 			return rsh_app_bootlog_late(app, dev, lg, wait_s);
 		rsh_app_bootlog_nap();

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "rsh_pump.h"
 
 #define RSH_APP_ESC 0x1d /* Ctrl-] */
 #define RSH_APP_SPIN_NS 200000ull
@@ -54,16 +55,6 @@
 /* The saved terminal, for the atexit restore. */
 static struct termios rsh_app_saved_tio;
 static int rsh_app_tio_saved;
-
-/* Monotonic nanoseconds. */
-uint64_t
-rsh_app_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* Put the terminal back (idempotent, async-signal-safe calls only). */
 static void
@@ -97,7 +88,7 @@ rsh_app_console_open(struct rsh_app_console *c)
 
 	memset(c, 0, sizeof(*c));
 	c->tty = isatty(STDIN_FILENO);
-	c->last_out_ns = rsh_app_ns();
+	c->last_out_ns = rsh_mono_ns();
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout must not skip the restore */
 	if (!c->tty)
 		return 0;
@@ -206,7 +197,7 @@ rsh_app_console_step(struct rsh_app_console *c, struct rsh_dev *dev,
 	if (n > 0) {
 		rsh_app_write_all(out, n);
 		c->shown += n;
-		c->last_out_ns = rsh_app_ns();
+		c->last_out_ns = rsh_mono_ns();
 		work += (unsigned int)n;
 	}
 	rsh_app_console_input(c, readable);
@@ -232,7 +223,7 @@ rsh_app_console_done(struct rsh_app *app, struct rsh_app_console *c,
 	if (rsh_tmfifo_get_stats(dev, RSH_TMFIFO_CONSOLE, &st, NULL) < 0 ||
 	    st.tx_bytes < c->written)
 		return false;
-	return rsh_app_ns() - c->last_out_ns > (uint64_t)(app->linger_s * 1e9);
+	return rsh_mono_ns() - c->last_out_ns > (uint64_t)(app->linger_s * 1e9);
 }
 
 /* State of one run of the channel loop (main lcore). */
@@ -273,16 +264,10 @@ rsh_app_chan_arm(struct rsh_app *app, struct rsh_app_chan *ch,
 
 	*all_fd = !ch->eth.open && ch->con.in_len == 0 && ch->tap.n_pend == 0 &&
 		  (ch->tap.fd < 0 || ch->tap.drained);
-	if (app->console) {
-		pfd[(*n)++] = (struct pollfd){
-			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_CONSOLE), .events = POLLIN };
-		ready |= rsh_tmfifo_rx_arm(dev, RSH_TMFIFO_CONSOLE);
-	}
-	if (ch->tap.fd >= 0) {
-		pfd[(*n)++] = (struct pollfd){
-			.fd = rsh_tmfifo_rx_fd(dev, RSH_TMFIFO_NET), .events = POLLIN };
-		ready |= rsh_tmfifo_rx_arm(dev, RSH_TMFIFO_NET);
-	}
+	if (app->console)
+		ready |= rsh_pump_chan_arm(dev, RSH_TMFIFO_CONSOLE, pfd, n);
+	if (ch->tap.fd >= 0)
+		ready |= rsh_pump_chan_arm(dev, RSH_TMFIFO_NET, pfd, n);
 	return ready;
 }
 
@@ -312,7 +297,7 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 {
 	struct pollfd pfd[4];
 	struct timespec ts = { 0, 0 };
-	uint64_t now = rsh_app_ns();
+	uint64_t now = rsh_mono_ns();
 	uint64_t ns = rsh_app_chan_backoff(app, ch, worked, now);
 	nfds_t n = 0, first, tap = RTE_DIM(pfd);
 	bool all_fd;
@@ -344,8 +329,7 @@ rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
 	/* Spinning with nothing to learn from the kernel: no system call. */
 	if (n == 0 && ns == 0)
 		return;
-	ts.tv_sec = ns / 1000000000ull;
-	ts.tv_nsec = ns % 1000000000ull;
+	ts = rsh_ns_timespec(ns);
 	if (ppoll(pfd, n, &ts, NULL) <= 0)
 		return;
 	if (first > 0 && pfd[0].fd == STDIN_FILENO)
@@ -395,7 +379,7 @@ rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 	bool ready = false;
 	unsigned int work;
 
-	ch->idle_since = rsh_app_ns();
+	ch->idle_since = rsh_mono_ns();
 	while (!__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
 		if (rsh_tmfifo_status(dev) == -ENODEV) {
 			if (ch->con.tty)

@@ -8,7 +8,8 @@
  * enum rsh_doc_code), 0 when every layer is fine; --json gives the same as
  * one document.
  *
- * IDs (hardware-notes §1.1): rshim functions 15b3:c2d2 (BF1), c2d3 (BF2),
+ * IDs (hardware-notes §1.1, the table in rsh_pci_ids.h shared with the
+ * pci backend's scan): rshim functions 15b3:c2d2 (BF1), c2d3 (BF2),
  * c2d4/c2d5 (BF3), livefish 0211/0214/021c; the NIC physical functions of
  * the DPU are 15b3:a2d6 (BF2) and 15b3:a2dc (BF3), and 15b3:a2d2 on BF1
  * *(inferred: from lspci listings of BlueField-1 cards)*.
@@ -23,16 +24,13 @@
 
 #include "doctor.h"
 #include "rsh_json.h"
+#include "rsh_pci_ids.h"
 
-/* DPU PCI device IDs of vendor 0x15b3 and what they are. */
-static const struct {
-	uint16_t id;
-	const char *kind;
-} rsh_doc_ids[] = {
-	{ 0xc2d2, "rshim" }, { 0xc2d3, "rshim" }, { 0xc2d4, "rshim" },
-	{ 0xc2d5, "rshim" }, { 0x0211, "livefish" }, { 0x0214, "livefish" },
-	{ 0x021c, "livefish" }, { 0xa2d2, "NIC PF" }, { 0xa2d6, "NIC PF" },
-	{ 0xa2dc, "NIC PF" },
+/* What each kind of DPU function is called here. */
+static const char *const rsh_doc_kind_name[] = {
+	[RSH_PCI_KIND_RSHIM] = "rshim",
+	[RSH_PCI_KIND_LIVEFISH] = "livefish",
+	[RSH_PCI_KIND_NIC_PF] = "NIC PF",
 };
 
 /* Set the current layer's verdict. */
@@ -102,10 +100,9 @@ rsh_doc_link(const struct rsh_doc *d, const char *bdf, const char *name,
 static const char *
 rsh_doc_kind(uint16_t id)
 {
-	for (unsigned int i = 0; i < RTE_DIM(rsh_doc_ids); i++)
-		if (rsh_doc_ids[i].id == id)
-			return rsh_doc_ids[i].kind;
-	return NULL;
+	const struct rsh_pci_id_ent *e = rsh_pci_id_find(id);
+
+	return e != NULL ? rsh_doc_kind_name[e->kind] : NULL;
 }
 
 /* Add one function when it is a DPU's. */
@@ -118,7 +115,7 @@ rsh_doc_add_fn(struct rsh_doc *d, const char *bdf)
 
 	if (!rsh_doc_attr(d, bdf, "vendor", ven, sizeof(ven)) ||
 	    !rsh_doc_attr(d, bdf, "device", dev, sizeof(dev)) ||
-	    strtoul(ven, NULL, 16) != 0x15b3)
+	    strtoul(ven, NULL, 16) != RSH_PCI_VENDOR_ID)
 		return;
 	id = (uint16_t)strtoul(dev, NULL, 16);
 	kind = rsh_doc_kind(id);

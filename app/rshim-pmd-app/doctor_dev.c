@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "doctor.h"
+#include "rsh_tmfifo_addr.h"
 
 #define RSH_DOC_LOCK_HI 0x4B434F4Cu                /* "LOCK" in bytes 4..7 */
 #define RSH_DOC_WAIT_STEP_NS 100000000L
@@ -23,7 +24,7 @@
 #define RSH_DOC_NET_WAIT_STEPS 30                  /* 3 s */
 
 /* tmfifo_net addresses: the host end and the DPU's default. */
-static const uint8_t rsh_doc_host_mac[6] = { 0x00, 0x1a, 0xca, 0xff, 0xff, 0x02 };
+static const uint8_t rsh_doc_host_mac[6] = RSH_TMFIFO_HOST_MAC;
 static const uint8_t rsh_doc_host_ip[4] = { 192, 168, 100, 1 };
 static const uint8_t rsh_doc_dpu_ip[4] = { 192, 168, 100, 2 };
 

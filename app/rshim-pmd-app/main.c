@@ -19,6 +19,7 @@
 #include <rte_log.h>
 
 #include "app.h"
+#include "rsh_errline.h"
 
 RTE_LOG_REGISTER(rsh_app_logtype, user.rshim.app, NOTICE);
 
@@ -32,9 +33,9 @@ rsh_app_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(rsh_app_last_err, sizeof(rsh_app_last_err), fmt, ap);
+	rsh_errline_vset(rsh_app_last_err, sizeof(rsh_app_last_err), stderr,
+			 "rshim-pmd-app", NULL, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "rshim-pmd-app: %s\n", rsh_app_last_err);
 }
 
 /* Library errno to exit code. */

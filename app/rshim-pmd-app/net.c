@@ -3,9 +3,10 @@
  * --net tap | ethdev: the host end of the tmfifo network channel.
  *
  * tap: a TAP device tmfifo_net<N> (IFF_TAP | IFF_NO_PI, with the vnet
- * header and TSO/GRO in user space unless --net-offload off, rsh_tap.h; MAC
- * 00:1A:CA:FF:FF:02 + 2·N, MTU 1500, up, optional --ip), as the reference
- * daemon creates it (hardware-notes §4.8). It is created
+ * header and TSO/GRO in user space unless --net-offload off; MAC
+ * 00:1A:CA:FF:FF:02 + 2·N, MTU 1500, up, optional --ip: rsh_tap.h, the
+ * host end shared with the service), as the reference daemon creates it
+ * (hardware-notes §4.8). It is created
  * through /dev/net/tun before EAL starts (so a missing permission or a
  * name in use fails at once with nothing started) and is not persistent:
  * the kernel removes it when the process exits, however it exits.
@@ -18,12 +19,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <net/if_arp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,20 +34,11 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "rsh_pump.h"
+#include "rsh_tmfifo_addr.h"
 
 #define RSH_APP_BURST 32u
-#define RSH_APP_MTU 1500
 #define RSH_APP_DEFAULT_IP "192.168.100.1/24"
-
-/* Host MAC of tmfifo_net<N>: 00:1A:CA:FF:FF:02 + 2·N, §4.8. */
-static void
-rsh_app_host_mac(unsigned int index, uint8_t mac[6])
-{
-	static const uint8_t base[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
-
-	memcpy(mac, base, 6);
-	mac[5] = (uint8_t)(base[5] + 2 * index);
-}
 
 /* Parse "A.B.C.D[/P]". */
 int
@@ -85,15 +75,13 @@ rsh_app_tap_create(unsigned int index, bool offload, struct rsh_tap *t)
 	int rc;
 
 	snprintf(name, sizeof(name), "tmfifo_net%u", index);
-	if (if_nametoindex(name) != 0) {
-		rsh_app_err("%s already exists (another rshim or rshim-pmd-app is running?); stop it or remove it with: ip link delete %s",
-			    name, name);
-		return RSH_EXIT_NET;
-	}
-	rc = rsh_tap_create(t, index, offload, &what);
+	rc = rsh_tap_open(t, index, offload, &what);
 	if (rc == 0)
 		return 0;
-	if (strcmp(what, "/dev/net/tun") == 0)
+	if (rc == -EEXIST && strcmp(what, "name") == 0)
+		rsh_app_err("%s already exists (another rshim or rshim-pmd-app is running?); stop it or remove it with: ip link delete %s",
+			    name, name);
+	else if (strcmp(what, "/dev/net/tun") == 0)
 		rsh_app_err("cannot create TAP %s: /dev/net/tun: %s (needs the tun module and root or CAP_NET_ADMIN)",
 			    name, strerror(-rc));
 	else
@@ -104,72 +92,18 @@ rsh_app_tap_create(unsigned int index, bool offload, struct rsh_tap *t)
 	return RSH_EXIT_NET;
 }
 
-/* One interface ioctl on a helper socket; -errno. */
-static int
-rsh_app_if_ioctl(int s, unsigned long req, struct ifreq *ifr)
-{
-	return ioctl(s, req, ifr) < 0 ? -errno : 0;
-}
-
-/* Set an IPv4 address and netmask on the interface; -errno. */
-static int
-rsh_app_if_addr(int s, const char *name, const char *cidr)
-{
-	struct sockaddr_in *sin;
-	struct ifreq ifr;
-	unsigned int prefix;
-	uint32_t a;
-	int rc;
-
-	if (rsh_app_parse_cidr(cidr, &a, &prefix) < 0)
-		return -EINVAL;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	sin = (struct sockaddr_in *)&ifr.ifr_addr;
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = a;
-	rc = rsh_app_if_ioctl(s, SIOCSIFADDR, &ifr);
-	if (rc != 0)
-		return rc;
-	sin->sin_addr.s_addr = prefix ? htonl(~0u << (32 - prefix)) : 0;
-	return rsh_app_if_ioctl(s, SIOCSIFNETMASK, &ifr);
-}
-
-/* MAC, MTU, optional address, then up. Exit code. */
+/* MAC, MTU, optional address, then up (rsh_tap_config). Exit code. */
 int
 rsh_app_tap_config(struct rsh_tap *t, unsigned int index, const char *cidr)
 {
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	const char *what = "socket";
-	struct ifreq ifr;
-	int rc = s < 0 ? -errno : 0;
+	struct rsh_tap_ip ip;
+	const char *what = "address";
+	int rc = 0;
 
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", t->name);
-	if (rc == 0) {
-		what = "MAC";
-		ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
-		rsh_app_host_mac(index, (uint8_t *)ifr.ifr_hwaddr.sa_data);
-		rc = rsh_app_if_ioctl(s, SIOCSIFHWADDR, &ifr);
-	}
-	if (rc == 0) {
-		what = "MTU";
-		ifr.ifr_mtu = RSH_APP_MTU;
-		rc = rsh_app_if_ioctl(s, SIOCSIFMTU, &ifr);
-	}
-	if (rc == 0 && cidr != NULL) {
-		what = "address";
-		rc = rsh_app_if_addr(s, t->name, cidr);
-	}
-	if (rc == 0) {
-		what = "link up";
-		rc = rsh_app_if_ioctl(s, SIOCGIFFLAGS, &ifr);
-		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-		if (rc == 0)
-			rc = rsh_app_if_ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	if (s >= 0)
-		close(s);
+	if (cidr != NULL && rsh_app_parse_cidr(cidr, &ip.addr, &ip.prefix) < 0)
+		rc = -EINVAL;
+	if (rc == 0)
+		rc = rsh_tap_config(t, index, cidr != NULL ? &ip : NULL, &what);
 	if (rc != 0) {
 		rsh_app_err("cannot configure %s (%s): %s", t->name, what, strerror(-rc));
 		return RSH_EXIT_NET;
@@ -181,7 +115,7 @@ rsh_app_tap_config(struct rsh_tap *t, unsigned int index, const char *cidr)
 unsigned int
 rsh_app_tap_step(struct rsh_tap *t, struct rsh_dev *dev)
 {
-	return rsh_tap_to_dpu(t, dev) + rsh_tap_from_dpu(t, dev);
+	return rsh_pump_tap(t, dev);
 }
 
 /* Ready the TAP's data path on the attached channel; say once when it
@@ -300,7 +234,7 @@ rsh_app_answer(struct rsh_app_ethdev *e, struct rte_mbuf *m)
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ether_addr me;
 
-	rsh_app_host_mac(0, me.addr_bytes);
+	rsh_tmfifo_host_mac(0, me.addr_bytes);
 	if (rte_pktmbuf_data_len(m) < sizeof(*eh) + sizeof(struct rte_arp_hdr))
 		return false;
 	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))

@@ -334,11 +334,11 @@ rsh_app_opt_duration(struct rsh_app *app, int c, const char *arg)
 		return rc;
 	case OPT_LOG_WAIT:
 		rc = rsh_parse_duration(arg, s, 0, 7 * day, &ns);
-		app->log_wait_s = (double)ns / 1e9;
+		app->log_wait_s = rsh_ns_s(ns);
 		return rc;
 	case OPT_LINGER:
 		rc = rsh_parse_duration(arg, s, 0, day, &ns);
-		app->linger_s = (double)ns / 1e9;
+		app->linger_s = rsh_ns_s(ns);
 		return rc;
 	case OPT_MAX_SLEEP:
 		rc = rsh_parse_duration(arg, RSH_NS_PER_US, RSH_NS_PER_US, s, &ns);
@@ -346,7 +346,7 @@ rsh_app_opt_duration(struct rsh_app *app, int c, const char *arg)
 		return rc;
 	case OPT_BENCH_TIME:
 		rc = rsh_parse_duration(arg, s, RSH_NS_PER_MS, 3600 * s, &ns);
-		app->bench_seconds = (double)ns / 1e9;
+		app->bench_seconds = rsh_ns_s(ns);
 		return rc;
 	default:
 		return -ENOENT;

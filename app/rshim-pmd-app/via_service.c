@@ -37,27 +37,12 @@ rsh_app_svc_dir(const char *env, const char *def)
 	return v != NULL && v[0] != '\0' ? v : def;
 }
 
-/* "rshimN" or "/dev/rshimN": N, else -1. */
-static int
-rsh_app_svc_index(const char *dev)
-{
-	const char *b = strrchr(dev, '/');
-	char *end;
-	long n;
-
-	b = b != NULL ? b + 1 : dev;
-	if (strncmp(b, "rshim", 5) != 0 || b[5] < '0' || b[5] > '9')
-		return -1;
-	n = strtol(b + 5, &end, 10);
-	return *end == '\0' && n <= 255 ? (int)n : -1;
-}
-
 /* The boot node for --device rshimN. @return 1 to push through it, 0 not a
  * service name, -1 (error printed) a service name nobody serves. */
 int
 rsh_app_via_service_node(const struct rsh_app *app, char *node, size_t size)
 {
-	int idx = app->device != NULL ? rsh_app_svc_index(app->device) : -1;
+	int idx = app->device != NULL ? rsh_svc_name_index(app->device) : -1;
 
 	if (idx < 0)
 		return 0;
@@ -77,8 +62,7 @@ rsh_app_service_check(const char *devstr)
 	struct rsh_svc_lock_holder h;
 	const char *name;
 
-	if (!rsh_svc_lock_held(rsh_app_svc_dir(RSH_SVC_LOCK_DIR_ENV, RSH_SVC_LOCK_DIR),
-			       devstr, &h))
+	if (!rsh_svc_lock_held(rsh_svc_lock_dir(), devstr, &h))
 		return 0;
 	name = h.name[0] != '\0' ? h.name : "rshimN";
 	rsh_app_err("%s is held by rshim-pmd pid %ld; use its nodes instead, e.g. rshim-pmd-app --device %s --push-boot FILE (or /dev/%s/boot)",
@@ -91,8 +75,8 @@ static void
 rsh_app_svc_progress(const struct rsh_app *app, uint64_t done, uint64_t total,
 		     uint64_t t0, uint64_t *last, bool force)
 {
-	uint64_t now = rsh_app_ns();
-	double sec = (double)(now - t0) / 1e9;
+	uint64_t now = rsh_mono_ns();
+	double sec = rsh_ns_s(now - t0);
 
 	if (app->quiet || app->progress == 0 ||
 	    (!force && now - *last < RSH_APP_SVC_PLAIN_NS))
@@ -108,7 +92,7 @@ static int
 rsh_app_svc_copy(struct rsh_app *app, struct rsh_app_input *in, int out,
 		 uint64_t total, uint64_t *done)
 {
-	uint64_t t0 = rsh_app_ns(), last = t0;
+	uint64_t t0 = rsh_mono_ns(), last = t0;
 	static uint8_t buf[RSH_APP_SVC_STEP];
 	ssize_t n, w;
 
@@ -159,12 +143,12 @@ rsh_app_push_via_service(struct rsh_app *app, const char *node)
 	if (!app->quiet)
 		fprintf(stderr, "rshim-pmd-app: %s: pushing %s through %s (rshim-pmd)\n",
 			app->device, rsh_app_in_name(&in.f[0]), node);
-	t0 = rsh_app_ns();
+	t0 = rsh_mono_ns();
 	rc = rsh_app_svc_copy(app, &in, fd, rsh_app_input_total(&in), &done);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	rsh_app_input_close(&in);
-	sec = (double)(rsh_app_ns() - t0) / 1e9;
+	sec = rsh_ns_s(rsh_mono_ns() - t0);
 	if (rc < 0) {
 		rsh_app_err("%s: push failed: %s", app->device, rc == -EPROTO ? in.msg :
 			    strerror(-rc));

@@ -266,7 +266,7 @@ rsh_cmd_open(struct rsh_svc *s, const char *devstr, int index, struct rsh_cmd_tg
 
 	if (devstr != NULL && index < 0) {
 		if (rsh_svc_lock_held(s->run_dir, devstr, &h) == 1 &&
-		    sscanf(h.name, "rshim%d", &index) != 1) {
+		    (index = rsh_svc_name_index(h.name)) < 0) {
 			fprintf(stderr, "rshim-pmd: %s is held by pid %ld, which names no node\n",
 				devstr, h.pid);
 			return -EBUSY;

@@ -132,7 +132,7 @@ rsh_svc_cons_events(struct rsh_svc_cons *c)
 			if ((e->mask & IN_OPEN) != 0) {
 				c->users++;
 				c->opens++;
-				c->grace_until = rsh_svc_ns() + RSH_SVC_CONS_GRACE_NS;
+				c->grace_until = rsh_mono_ns() + RSH_SVC_CONS_GRACE_NS;
 			}
 			if ((e->mask & IN_CLOSE) != 0 && c->users > 0)
 				c->users--;
@@ -280,7 +280,7 @@ rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
 	}
 	if (rsh_svc_cons_users(c) == 0)
 		return work; /* held for the next opener */
-	grace = rsh_svc_ns() < c->grace;
+	grace = rsh_mono_ns() < c->grace;
 	rsh_svc_cons_keep_raw(d);
 	work += rsh_svc_cons_replay(c);
 	while (c->len > 0 && c->replay_pos == c->replay_len) {
@@ -308,7 +308,7 @@ rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
 static void
 rsh_svc_cons_status(struct rsh_svc_cons *c, uint8_t st)
 {
-	if ((st & TIOCPKT_FLUSHREAD) != 0 && rsh_svc_ns() < c->grace) {
+	if ((st & TIOCPKT_FLUSHREAD) != 0 && rsh_mono_ns() < c->grace) {
 		c->replay_pos = 0;
 		c->replays++;
 	}

@@ -297,7 +297,7 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 	d->cons.master = d->cons.slave = d->cons.ino = -1;
 	d->tap.fd = -1;
 	snprintf(d->devstr, sizeof(d->devstr), "%.63s", devstr);
-	snprintf(d->name, sizeof(d->name), "rshim%u", d->index);
+	snprintf(d->name, sizeof(d->name), RSH_SVC_NAME_FMT, d->index);
 	snprintf(d->mnt, sizeof(d->mnt), "%s/%s", s->dev_dir, d->name);
 	d->display_level = s->conf.display_level;
 	d->boot_timeout_s = s->conf.boot_timeout_s;

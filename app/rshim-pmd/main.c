@@ -22,7 +22,9 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include "rsh_errline.h"
 #include "rsh_parse.h"
+#include "rsh_svc_lock.h"
 #include "rsh_sys.h"
 #include "svc.h"
 
@@ -101,7 +103,7 @@ rsh_svc_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rsh_errline_vset(msg, sizeof(msg), NULL, "rshim-pmd", NULL, fmt, ap);
 	va_end(ap);
 	rte_log(RTE_LOG_ERR, rsh_svc_logtype, "rshim-pmd: %s\n", msg);
 }
@@ -114,16 +116,6 @@ rsh_svc_audit(const struct rsh_svc_dev *d, uid_t uid, pid_t pid,
 	rte_log(RTE_LOG_NOTICE, rsh_svc_audit_logtype,
 		"rshim-pmd: %s: audit: uid=%u pid=%d %s: %s\n", d->name,
 		(unsigned int)uid, (int)pid, action, rc == 0 ? "ok" : strerror(-rc));
-}
-
-/* Monotonic nanoseconds. */
-uint64_t
-rsh_svc_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* A number option. */
@@ -446,7 +438,7 @@ rsh_svc_reload(struct rsh_svc *s, bool *pending)
 static void
 rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 {
-	uint64_t last_scan = rsh_svc_ns();
+	uint64_t last_scan = rsh_mono_ns();
 	bool pending = false;
 
 	for (;;) {
@@ -460,12 +452,12 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 		if (sig == SIGHUP)
 			rsh_svc_reload(s, &pending);
 		if (s->conf.rescan_s > 0 &&
-		    rsh_svc_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
+		    rsh_mono_ns() - last_scan > s->conf.rescan_s * 1000000000ull)
 			pending = true;
 		if (pending) {
 			rsh_svc_sync_devices(s);
 			pending = false;
-			last_scan = rsh_svc_ns();
+			last_scan = rsh_mono_ns();
 		}
 		rsh_svc_check_health(s);
 		/* ifup tmfifo_netN children (relay.c). */
@@ -538,7 +530,7 @@ main(int argc, char **argv)
 {
 	static struct rsh_svc s = {
 		.dev_dir = "/dev",
-		.run_dir = "/run/rshim-pmd",
+		.run_dir = RSH_SVC_LOCK_DIR,
 		.file_prefix = "rshim-pmd",
 		.log_level = 3,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,

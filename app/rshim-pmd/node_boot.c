@@ -42,16 +42,7 @@
 static struct timespec
 rsh_svc_deadline(unsigned int ms)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
+	return rsh_ns_timespec(rsh_mono_ns() + ms * RSH_MONO_NS_PER_MS);
 }
 
 /* The slot is taken (d->mu held). */
@@ -178,7 +169,7 @@ rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf, size_t 
 static void
 rsh_svc_boot_summary(struct rsh_svc_dev *d, const struct rsh_boot_stats *st, int rc)
 {
-	double sec = st->elapsed_ns / 1e9, mib = st->bytes_pushed / 1048576.0;
+	double sec = rsh_ns_s(st->elapsed_ns), mib = st->bytes_pushed / 1048576.0;
 
 	RSH_SVC_LOG(NOTICE, d->name, "boot push %s: %" PRIu64 " bytes in %.3f s, %.1f MiB/s, FIFO-full waits %" PRIu64 ", stalls %" PRIu64,
 		    rc == 0 ? "done" : strerror(-rc), st->bytes_pushed, sec,

@@ -249,7 +249,7 @@ static int
 rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	int delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
-	uint64_t t0 = rsh_svc_ns();
+	uint64_t t0 = rsh_mono_ns();
 	int rc;
 
 	RSH_SVC_LOG(INFO, d->name, "SW_RESET: reset key, then the reset delay (%s)",
@@ -257,7 +257,7 @@ rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
 	rc = rsh_dev_reset(d->dev, delay_s >= 0 ? (int64_t)delay_s * 1000 : -1, &d->ctl_cancel);
 	if (rc == 0)
 		RSH_SVC_LOG(NOTICE, d->name, "SW_RESET done: the rshim answers after %" PRIu64 " ms",
-			    (rsh_svc_ns() - t0) / 1000000);
+			    (rsh_mono_ns() - t0) / 1000000);
 	return rc;
 }
 

@@ -8,8 +8,8 @@
  *
  * TAP: tmfifo_netN, IFF_TAP|IFF_NO_PI, MAC 00:1A:CA:FF:FF:02 + 2·N, MTU
  * 1500, up (hardware-notes §4.8), for the life of the service; 64 KiB
- * reads and writes with TSO/GRO in user space unless NET_OFFLOAD is 0
- * (app/common/rsh_tap.h).
+ * reads and writes with TSO/GRO in user space unless NET_OFFLOAD is 0;
+ * opened and configured as rshim-pmd-app does it (app/common/rsh_tap.h).
  *
  * The thread sleeps in ppoll on the channels' wake-up eventfds
  * (rsh_tmfifo_rx_fd, armed with rsh_tmfifo_rx_arm before each sleep), the
@@ -19,17 +19,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_tun.h>
-#include <net/if.h>
-#include <net/if_arp.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,69 +33,12 @@
 
 #include <rte_mbuf.h>
 
+#include "rsh_pump.h"
 #include "svc.h"
 
-#define RSH_SVC_TAP_MTU 1500
 #define RSH_SVC_HOUSEKEEP_MS 1000 /* idle timeout: housekeeping only */
 #define RSH_SVC_RETRY_MS 1        /* bytes wait for room in a channel */
 #define RSH_SVC_PFD_PER_DEV 5     /* PTY, its inotify, TAP, two channel eventfds */
-
-/* MAC of tmfifo_net<N>: 00:1A:CA:FF:FF:02 + 2·N, §4.8. */
-static void
-rsh_svc_tap_mac(unsigned int index, uint8_t mac[6])
-{
-	static const uint8_t base[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x02 };
-
-	memcpy(mac, base, 6);
-	mac[5] = (uint8_t)(base[5] + 2 * index);
-}
-
-/* Interface flags up or down. */
-static int
-rsh_svc_if_updown(const char *name, bool up)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr;
-	int rc = 0;
-
-	if (s < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		rc = -errno;
-	if (up)
-		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	else
-		ifr.ifr_flags &= ~IFF_UP;
-	if (rc == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		rc = -errno;
-	close(s);
-	return rc;
-}
-
-/* MAC and MTU of the new TAP. */
-static int
-rsh_svc_tap_config(struct rsh_svc_dev *d)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr;
-	int rc = 0;
-
-	if (s < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", d->tap.name);
-	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
-	rsh_svc_tap_mac(d->index, (uint8_t *)ifr.ifr_hwaddr.sa_data);
-	if (ioctl(s, SIOCSIFHWADDR, &ifr) < 0)
-		rc = -errno;
-	ifr.ifr_mtu = RSH_SVC_TAP_MTU;
-	if (rc == 0 && ioctl(s, SIOCSIFMTU, &ifr) < 0)
-		rc = -errno;
-	close(s);
-	return rc == 0 ? rsh_svc_if_updown(d->tap.name, true) : rc;
-}
 
 /* Spawn attributes for a child: the signals the service blocks or
  * ignores (SIGTERM, SIGINT, SIGHUP, SIGPIPE) as a fresh process has them. */
@@ -164,14 +103,14 @@ rsh_svc_tap_open(struct rsh_svc_dev *d)
 	int rc;
 
 	snprintf(name, sizeof(name), "tmfifo_net%u", d->index);
-	if (if_nametoindex(name) != 0) {
+	rc = rsh_tap_open(t, d->index, offload, &what);
+	if (rc == -EEXIST && strcmp(what, "name") == 0) {
 		RSH_SVC_LOG(ERR, d->name, "%s already exists (another rshim daemon?); the device is served without network",
 			    name);
 		return 0;
 	}
-	rc = rsh_tap_create(t, d->index, offload, &what);
 	if (rc == 0)
-		rc = rsh_svc_tap_config(d);
+		rc = rsh_tap_config(t, d->index, NULL, &what);
 	if (rc < 0) {
 		RSH_SVC_LOG(ERR, d->name, "cannot create %s: %s (needs CAP_NET_ADMIN and the tun module); served without network",
 			    name, strerror(-rc));
@@ -190,7 +129,7 @@ rsh_svc_tap_open(struct rsh_svc_dev *d)
 void
 rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up)
 {
-	if (d->tap.fd >= 0 && rsh_svc_if_updown(d->tap.name, up) < 0)
+	if (d->tap.fd >= 0 && rsh_tap_set_up(d->tap.name, up) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "cannot set %s %s", d->tap.name, up ? "up" : "down");
 }
 
@@ -211,30 +150,16 @@ rsh_svc_efd_clear(int fd)
 		return;
 }
 
-/* Arm the channel's eventfd and add it to pfd; 1 when data already waits. */
-static unsigned int
-rsh_svc_chan_arm(struct rsh_svc_dev *d, enum rsh_tmfifo_chan ch,
-		 struct pollfd *pfd, unsigned int *npfd)
-{
-	int fd = rsh_tmfifo_rx_fd(d->dev, ch);
-
-	if (fd < 0)
-		return 0;
-	rsh_svc_efd_clear(fd);
-	pfd[(*npfd)++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	return rsh_tmfifo_rx_arm(d->dev, ch) ? 1 : 0;
-}
-
 /* One device: move what can move, then the fds to wait on. */
 static unsigned int
 rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
-		  unsigned int *npfd, bool *retry)
+		  nfds_t *npfd, bool *retry)
 {
 	unsigned int work = 0;
 
 	if (d->cons.master >= 0) {
 		work += rsh_svc_cons_from_dpu(d) + rsh_svc_cons_to_dpu(d);
-		work += rsh_svc_chan_arm(d, RSH_TMFIFO_CONSOLE, pfd, npfd);
+		work += rsh_pump_chan_arm(d->dev, RSH_TMFIFO_CONSOLE, pfd, npfd) ? 1 : 0;
 		/* Input waiting for room in the channel: retry on a timer,
 		 * not on POLLIN (it stays readable). */
 		*retry |= d->cons.tx_len > 0;
@@ -248,8 +173,8 @@ rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
 		/* Each pass reads until the TAP is empty, as ppoll says
 		 * nothing per fd here. */
 		d->tap.drained = false;
-		work += rsh_tap_to_dpu(&d->tap, d->dev) + rsh_tap_from_dpu(&d->tap, d->dev);
-		work += rsh_svc_chan_arm(d, RSH_TMFIFO_NET, pfd, npfd);
+		work += rsh_pump_tap(&d->tap, d->dev);
+		work += rsh_pump_chan_arm(d->dev, RSH_TMFIFO_NET, pfd, npfd) ? 1 : 0;
 		*retry |= d->tap.n_pend > 0;
 		pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd,
 			.events = rsh_tap_want_read(&d->tap) ? POLLIN : 0 };
@@ -259,7 +184,7 @@ rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
 
 /* One pass over every device; fills pfd with the fds to wait on. */
 static unsigned int
-rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, unsigned int *npfd,
+rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, nfds_t *npfd,
 		   bool *retry)
 {
 	unsigned int work = 0;
@@ -302,7 +227,8 @@ rsh_svc_relay_thread(void *arg)
 {
 	struct rsh_svc *s = arg;
 	struct pollfd pfd[1 + RSH_SVC_PFD_PER_DEV * RSH_SVC_MAX_DEVS];
-	unsigned int npfd, work;
+	unsigned int work;
+	nfds_t npfd;
 	struct timespec ts;
 	bool retry;
 	int n;

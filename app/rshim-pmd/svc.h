@@ -25,6 +25,7 @@
 #include <rte_log.h>
 
 #include "rsh.h"
+#include "rsh_mono.h"
 #include "rsh_tap.h"
 
 #define RSH_SVC_MAX_DEVS 16
@@ -334,8 +335,5 @@ void rsh_svc_link_check(struct rsh_svc *s, struct rsh_svc_dev *d);
 
 /* telemetry.c */
 int rsh_svc_telemetry_register(struct rsh_svc *s);
-
-/* Monotonic nanoseconds. */
-uint64_t rsh_svc_ns(void);
 
 #endif /* RSH_SVC_H */

@@ -17,8 +17,9 @@
 #include <sys/types.h>
 
 #include "rsh_backend.h"
+#include "rsh_pci_ids.h"
 
-#define RSH_PCI_VENDOR 0x15B3u      /* §1.1 */
+#define RSH_PCI_VENDOR RSH_PCI_VENDOR_ID /* §1.1, rsh_pci_ids.h */
 #define RSH_PCI_BDF_LEN 13          /* "dddd:bb:dd.f" + NUL */
 #define RSH_PCI_CMD_OFF 0x04        /* PCI_COMMAND, §1.8 */
 #define RSH_PCI_CMD_MEMORY 0x0002u

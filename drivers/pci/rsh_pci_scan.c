@@ -24,40 +24,25 @@
 #define RSH_LOGTYPE rsh_logtype_vfio
 #include "rsh_log.h"
 #include "rsh_pci_mmio.h"
+#include "rsh_pci_ids.h"
 #include "rsh_pci_priv.h"
 #include "rsh_lf.h"
 
-/* One known device ID, §1.1. */
-struct rsh_pci_id {
-	uint16_t device_id;
-	enum rsh_gen gen;
-	bool livefish;
-};
+/* The table's generations are enum rsh_gen's values. */
+_Static_assert(RSH_GEN_BF1 == 1 && RSH_GEN_BF2 == 2 && RSH_GEN_BF3 == 3,
+	       "rsh_pci_id_table generations");
 
-static const struct rsh_pci_id rsh_pci_ids[] = {
-	{ 0xC2D2, RSH_GEN_BF1, false },
-	{ 0xC2D3, RSH_GEN_BF2, false },
-	{ 0xC2D4, RSH_GEN_BF3, false }, /* older FW, hardware-notes §1.1 */
-	{ 0xC2D5, RSH_GEN_BF3, false },
-	{ 0x0211, RSH_GEN_BF1, true },
-	{ 0x0214, RSH_GEN_BF2, true },
-	{ 0x021C, RSH_GEN_BF3, true },
-};
-
-/* Generation of an rshim device ID (RSH_GEN_NONE if not one). */
+/* Generation of an rshim device ID (RSH_GEN_NONE if not one), from the
+ * one ID table (rsh_pci_ids.h, §1.1). */
 enum rsh_gen
 rsh_pci_id_gen(uint16_t device_id, bool *livefish)
 {
-	unsigned int i;
+	const struct rsh_pci_id_ent *e = rsh_pci_id_find(device_id);
 
-	for (i = 0; i < RTE_DIM(rsh_pci_ids); i++) {
-		if (rsh_pci_ids[i].device_id == device_id) {
-			*livefish = rsh_pci_ids[i].livefish;
-			return rsh_pci_ids[i].gen;
-		}
-	}
-	*livefish = false;
-	return RSH_GEN_NONE;
+	*livefish = e != NULL && e->kind == RSH_PCI_KIND_LIVEFISH;
+	if (e == NULL || e->kind == RSH_PCI_KIND_NIC_PF)
+		return RSH_GEN_NONE;
+	return (enum rsh_gen)e->gen;
 }
 
 /* Smallest BAR0 a generation needs, §1.2. */

@@ -33,8 +33,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rsh_tmfifo_addr.h"
+
 /* Defaults of the DPU side, hardware-notes §D3.2, §4.8. */
-#define RSH_SIM_PEER_MAC { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x01 }
+#define RSH_SIM_PEER_MAC RSH_TMFIFO_DPU_MAC
 #define RSH_SIM_PEER_IP "192.168.100.2"
 #define RSH_SIM_PEER_PREFIX 24
 #define RSH_SIM_PEER_MTU 1500

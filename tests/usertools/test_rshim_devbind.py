@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rshim-devbind.py against fake sysfs trees (run by meson test)."""
 
+import importlib.machinery
+import importlib.util
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.environ.get("RSHIM_DEVBIND",
                         os.path.join(HERE, "..", "..", "usertools",
                                      "rshim-devbind.py"))
+PCI_IDS_H = os.environ.get("RSH_PCI_IDS_H",
+                           os.path.join(HERE, "..", "..", "lib", "util",
+                                        "rsh_pci_ids.h"))
 
 
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
@@ -182,6 +188,35 @@ class DevbindTest(unittest.TestCase):
         self.assertIn("Options:", p.stdout)
         self.assertIn("--persist", p.stdout)
         self.assertIn("-b vfio-pci 0000:03:00.2", p.stdout)
+
+
+def load_script():
+    """rshim-devbind.py as a module (its name has a '-')."""
+    loader = importlib.machinery.SourceFileLoader("rshim_devbind", SCRIPT)
+    spec = importlib.util.spec_from_loader("rshim_devbind", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class IdTableTest(unittest.TestCase):
+    """The script's ID tables are the C table of lib/util/rsh_pci_ids.h."""
+
+    def test_ids_match_c_table(self):
+        with open(PCI_IDS_H) as f:
+            rows = re.findall(r"\{ (0x[0-9A-Fa-f]{4}), ([1-3]), "
+                              r"RSH_PCI_KIND_(\w+) \}", f.read())
+        self.assertGreater(len(rows), 0, "no entries parsed")
+        c = {"RSHIM": {}, "LIVEFISH": {}}
+        for dev, gen, kind in rows:
+            if kind in c:
+                c[kind][int(dev, 16)] = "BlueField-" + gen
+        vendor = re.search(r"#define RSH_PCI_VENDOR_ID (0x[0-9A-Fa-f]+)u",
+                           open(PCI_IDS_H).read())
+        mod = load_script()
+        self.assertEqual(mod.VENDOR, int(vendor.group(1), 16))
+        self.assertEqual(mod.IDS, c["RSHIM"])
+        self.assertEqual(mod.LIVEFISH, c["LIVEFISH"])
 
 
 if __name__ == "__main__":

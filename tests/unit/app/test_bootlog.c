@@ -28,7 +28,7 @@ char rsh_app_last_err[256];
 static uint64_t rsh_t_now;
 
 uint64_t
-rsh_app_ns(void)
+rsh_mono_ns(void)
 {
 	return rsh_t_now;
 }

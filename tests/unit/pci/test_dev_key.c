@@ -179,6 +179,31 @@ test_one_lock_per_device(void **state)
 	rsh_svc_lock_drop(t->run, "sim:bf3,shared=rsht-b", d);
 }
 
+/* The names a record carries, read back as the clients read them, and the
+ * clients' lock directory. */
+static void
+test_record_names(void **state)
+{
+	char name[16];
+
+	(void)state;
+	snprintf(name, sizeof(name), RSH_SVC_NAME_FMT, 7u);
+	assert_int_equal(rsh_svc_name_index(name), 7);
+	assert_int_equal(rsh_svc_name_index("/dev/rshim12"), 12);
+	assert_int_equal(rsh_svc_name_index("rshim255"), 255);
+	assert_int_equal(rsh_svc_name_index("rshim256"), -1);
+	assert_int_equal(rsh_svc_name_index("rshim"), -1);
+	assert_int_equal(rsh_svc_name_index("rshim3x"), -1);
+	assert_int_equal(rsh_svc_name_index("sim:bf3"), -1);
+	unsetenv(RSH_SVC_LOCK_DIR_ENV);
+	assert_string_equal(rsh_svc_lock_dir(), RSH_SVC_LOCK_DIR);
+	setenv(RSH_SVC_LOCK_DIR_ENV, "", 1);
+	assert_string_equal(rsh_svc_lock_dir(), RSH_SVC_LOCK_DIR);
+	setenv(RSH_SVC_LOCK_DIR_ENV, "/tmp/rsht-run", 1);
+	assert_string_equal(rsh_svc_lock_dir(), "/tmp/rsht-run");
+	unsetenv(RSH_SVC_LOCK_DIR_ENV);
+}
+
 int
 main(void)
 {
@@ -189,6 +214,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_key_errors, rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_one_lock_per_device,
 						rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test(test_record_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Time for rshim-pmd-app and the rshim-pmd service: the monotonic clock
+ * (CLOCK_MONOTONIC: progress lines, lingering, rescans, the benchmarks'
+ * wall time, pthread_cond_timedwait on a monotonic condattr) and the
+ * conversions between nanoseconds, seconds, timespecs and the TSC
+ * (rte_get_timer_cycles) that the programs need, written once.
+ *
+ * The driver's own clock (lib/rshim/rsh_clock.h: TSC, virtual time in
+ * tests) is not part of the public API and is not used here: an app's
+ * timeouts are about the user's wall time, not the poll lcore's.
+ */
+#ifndef RSH_MONO_H
+#define RSH_MONO_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+
+#define RSH_MONO_NS_PER_S 1000000000ull
+#define RSH_MONO_NS_PER_MS 1000000ull
+
+/* Monotonic nanoseconds (CLOCK_MONOTONIC). Out of line: a unit test
+ * links its own to run on virtual time. */
+uint64_t rsh_mono_ns(void);
+
+/* Nanoseconds as seconds, for reports. */
+static inline double
+rsh_ns_s(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* Monotonic seconds. */
+static inline double
+rsh_mono_s(void)
+{
+	return rsh_ns_s(rsh_mono_ns());
+}
+
+/* Nanoseconds as a timespec (a duration, or a CLOCK_MONOTONIC time). */
+static inline struct timespec
+rsh_ns_timespec(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / RSH_MONO_NS_PER_S),
+				  .tv_nsec = (long)(ns % RSH_MONO_NS_PER_S) };
+}
+
+/* TSC cycles (rte_get_timer_cycles) as microseconds. */
+static inline double
+rsh_tsc_us(uint64_t cycles)
+{
+	return (double)cycles * 1e6 / (double)rte_get_timer_hz();
+}
+
+#endif /* RSH_MONO_H */
