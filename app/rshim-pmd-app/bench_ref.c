@@ -127,7 +127,7 @@ static double
 rsh_ref_clock(struct rsh_ref *r)
 {
 	struct rsh_sim_cost_stats cs;
-	double t = rsh_bench_now();
+	double t = rsh_mono_s();
 
 	if (rsh_sim_cost_get(r->dev->be, &cs) == 0)
 		t += ((double)cs.charged_ns - (double)cs.emu_ns) / 1e9;
@@ -160,10 +160,7 @@ rsh_ref_wait(struct rsh_ref *r, double next)
 
 		if (left <= 0)
 			return;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)(left * 1e9);
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
+		ts = rsh_ns_timespec(rsh_mono_ns() + (uint64_t)(left * 1e9));
 		pthread_cond_timedwait(&r->work, &r->mu, &ts);
 	}
 }
@@ -209,7 +206,7 @@ rsh_ref_worker(void *arg)
 static void
 rsh_ref_write_trip(const struct rsh_ref *r)
 {
-	double end = rsh_bench_now() + r->write_ns / 1e9;
+	double end = rsh_mono_s() + r->write_ns / 1e9;
 
 	if (r->write_ns == 0)
 		return;
@@ -218,7 +215,7 @@ rsh_ref_write_trip(const struct rsh_ref *r)
 
 		nanosleep(&ts, NULL);
 	}
-	while (rsh_bench_now() < end)
+	while (rsh_mono_s() < end)
 		;
 }
 
