@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# vm suite, guest side: NVIDIA's own rshim daemon (rshim-user-space, the
-# binary built in $RSHIM_US_DIR) against the emulated BlueField served by
+# vm suite, guest side: NVIDIA's own rshim daemon (rshim-user-space built
+# from $RSHIM_US_DIR by tests/vm/build_nvidia.py: $NVIDIA_RSHIM) against the emulated BlueField served by
 # rshim-sim-pci, through the guest kernel's vfio-pci and CUSE, as a user
 # runs it. Functions: 0 a BF3 with a DPU network, 1 a BF2, 2 the BF3 of
 # function 0 seen a second time (shared= registers: two drivers on one
@@ -13,7 +13,7 @@
 #      that does not own the device never touches its FIFOs (counted by
 #      the dropped side's emulator).
 . "$(dirname "$0")/guest_lib.sh"
-NV=$RSHIM_US_DIR/src/rshim
+NV=$NVIDIA_RSHIM
 modprobe vfio-pci && modprobe cuse && pass "vfio-pci and cuse loaded" ||
 	fail "modprobe vfio-pci cuse"
 
@@ -101,7 +101,7 @@ done
 N=$((40 + PEER % 50))
 pmd=$W/dev/rshim$N nvm=/dev/rshim0/misc
 mkdir -p "$W/dev" "$W/run"
-"$SVC" -f -n -c /dev/null --dev-dir "$W/dev" --run-dir "$W/run" -i "$N" \
+"$SVC" -f -n -C /dev/null --dev-dir "$W/dev" --run-dir "$W/run" -i "$N" \
 	--file-prefix "rshim-vm-$PEER" -d "${BDF[2]}" >"$W/svc.out" 2>&1 &
 svc=$!
 wait_for 90 grep -q " serving " "$W/svc.out" && pass "rshim-pmd serves function 2" ||

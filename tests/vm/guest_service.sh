@@ -12,7 +12,7 @@ N=$((40 + PEER % 50))
 devdir=$W/dev
 [ -n "${RSHIM_PMD_BFB_INSTALL:-}" ] && devdir=/dev
 mkdir -p "$devdir" "$W/run"
-"$SVC" -f -n -c /dev/null --dev-dir "$devdir" --run-dir "$W/run" -i "$N" \
+"$SVC" -f -n -C /dev/null --dev-dir "$devdir" --run-dir "$W/run" -i "$N" \
 	--file-prefix "rshim-vm-$PEER" -d "${BDF[0]}" -d "${BDF[1]}" >"$W/svc.out" 2>&1 &
 svc=$!
 wait_for 90 sh -c "[ \$(grep -c ' serving ' '$W/svc.out') -ge 2 ]" &&

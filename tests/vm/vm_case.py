@@ -11,8 +11,9 @@ side adds what only the host can do: a TCP receiver in the emulated
 DPU's network namespace. Per-run names: the namespace index, the share
 directory. Exit 77 (skip) only when rshim-vm says a guest cannot start.
 From meson: RSHIM_VM, RSHIM_SIM_PCI, RSHIM_PMD_APP, RSHIM_PMD, RSHIM_MKBFB.
-The nvidia case needs RSHIM_US_DIR: a tree of NVIDIA's rshim-user-space
-with its daemon built (src/rshim); without it the case skips and says so.
+The nvidia case needs RSHIM_US_DIR: a tree of NVIDIA's rshim-user-space,
+whose daemon tests/vm/build_nvidia.py builds into the build tree (cached);
+without it the case skips and says so.
 """
 import os
 import random
@@ -23,6 +24,8 @@ import sys
 import tempfile
 import threading
 import time
+
+import build_nvidia
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -146,18 +149,27 @@ def main():
         if b.returncode != 0:
             print("skipped: no noiommu-capable vfio.ko (above)")
             return 77
-    us = os.environ.get("RSHIM_US_DIR", "")
-    if case == "nvidia" and not os.access(os.path.join(us, "src", "rshim"), os.X_OK):
-        print("skipped: NVIDIA's rshim daemon not found: set RSHIM_US_DIR to a "
-              "rshim-user-space tree with src/rshim built in it (doc/vm.md)")
-        return 77
+    nv = ""
+    if case == "nvidia":
+        build = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(os.environ["RSHIM_PMD_APP"]))))
+        try:
+            nv, why = build_nvidia.nvidia_rshim(build)
+        except build_nvidia.BuildError as e:
+            print("FAIL: %s" % e)
+            return 1
+        if nv is None:
+            print("skipped: NVIDIA's rshim daemon: %s; set RSHIM_US_DIR to a "
+                  "rshim-user-space tree (doc/vm.md)" % why)
+            return 77
+        print("NVIDIA's rshim daemon: %s (built from %s)" % (nv, os.environ["RSHIM_US_DIR"]))
     peer = peer_index()
     mode, sims = cases(peer)[case]
     share = tempfile.mkdtemp(prefix="rshim-vm-%s-" % case)
     os.chmod(share, 0o755)
     env = dict(os.environ, APP=os.environ["RSHIM_PMD_APP"],
                SVC=os.environ.get("RSHIM_PMD", ""), MKBFB=os.environ["RSHIM_MKBFB"],
-               SRC=SRC, SHARE=share, PEER=str(peer),
+               SRC=SRC, SHARE=share, PEER=str(peer), NVIDIA_RSHIM=nv,
                BFB=make_bfb(share, 2 if case == "livefish" else 8))
     stop = threading.Event()
     rx = threading.Thread(target=tcp_receiver, args=(peer, share, stop), daemon=True)
