@@ -285,7 +285,7 @@ void rsh_svc_loop_stop(struct rsh_svc_loop *l);
 int rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d);
 void rsh_svc_nodes_stop(struct rsh_svc_dev *d);
 
-/* node_boot.c / node_misc.c / node_rshim.c (FUSE threads). */
+/* node_boot.c / node_misc.c / nodes.c (the rshim node) (FUSE threads). */
 int rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid,
 		      pid_t pid, uint64_t *gen);
 int rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf,

@@ -4,7 +4,7 @@
  * the device object, the FIFO rings, and the seams between the register
  * file (rsh_sim.c), the boot-ROM model (rsh_sim_boot.c), the fault
  * schedule (rsh_sim_fault.c), the option parser (rsh_sim_args.c) and the
- * ARM-side tmfifo peer (rsh_sim_arm.c, later).
+ * ARM-side tmfifo peer (rsh_sim_arm*.c).
  *
  * Threads: every field is written by the one thread doing the MMIO (the
  * backend ops are called from one thread at a time, rsh_backend.h); only

@@ -238,7 +238,9 @@ rsh_boot_burst(struct rsh_boot *b, uint64_t now, uint32_t n)
 	return n;
 }
 
-/* rshim-pmd's policy: one count read, then up to 512 - count - 3 words. */
+/* rshim-pmd's policy: one count read, then up to depth - count - 3 words
+ * (credit_max: the FIFO's depth, 512 on BF1/BF2 and 1024 on BF3, less the
+ * reserve). */
 static unsigned int
 rsh_boot_poll_credit(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 {

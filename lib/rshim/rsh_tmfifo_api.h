@@ -8,8 +8,8 @@
  * and the tmfifo network (Ethernet frames). Users talk to the poll lcore
  * only through rte_rings of rte_mbuf pointers, one per direction per
  * channel, single-producer/single-consumer: exactly one user thread may
- * write a channel and one may read it. rsh_tmfifo_net_rings() hands the
- * network rings to rte_eth_from_rings() for a DPDK ethdev.
+ * write a channel and one may read it. rsh_tmfifo_rings() hands a
+ * channel's rings to rte_eth_from_rings() for a DPDK ethdev.
  *
  * Nothing is dropped silently: every drop is counted with its reason in
  * struct rsh_tmfifo_chan_stats. When a receive ring is full the poll lcore

@@ -2,7 +2,8 @@
 /*
  * The poll loop's back-off and wake-up, and the boot engine's credit
  * arithmetic (hardware-notes §3.3: one BOOT_FIFO_COUNT read gives
- * 512 - count - 3 words), with the mock backend.
+ * depth - count - 3 words: 512 on BF1/BF2, 1024 on BF3), with the mock
+ * backend.
  */
 #include <errno.h>
 #include <setjmp.h>
