@@ -74,7 +74,7 @@ rsh_cmd_rw(struct rsh_cmd_tgt *t, uint32_t addr, unsigned int size, bool wr,
 		*v = wr ? *v : m.data;
 		return 0;
 	}
-	rc = rsh_svc_ioc_addr(rsh_dev_gen(t->dev), addr, true, &bar);
+	rc = rsh_reg_ioc_addr(rsh_dev_gen(t->dev), addr, true, &bar);
 	if (rc == 0) {
 		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", bar, size * 8);
 

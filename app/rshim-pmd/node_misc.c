@@ -2,9 +2,11 @@
 /*
  * /dev/rshimN/misc (text, hardware-notes §5.4/§5.5) and the register
  * ioctls of /dev/rshimN/rshim (§5.3), on the library's control API
- * (rsh_misc_read/write, rsh_reg_req_parse/rsh_dev_reg_req). The
- * in-tree register table (rsh_regs.h, not installed) decodes the
- * channel<<16|offset form of a BlueField-3 address.
+ * (rsh_misc_read/write, rsh_reg_req_parse/rsh_dev_reg_req, and
+ * rsh_reg_ioc_addr for the channel<<16|offset form of a BlueField-3
+ * address). The in-tree rsh_regs.h still gives the field constants
+ * misc renders from while a push owns the device (BOOT_CONTROL's mode,
+ * the uptime clock, the scratch log's size).
  *
  * The service mirrors DISPLAY_LEVEL, BOOT_TIMEOUT, CLEAR_ON_READ and
  * BOOT_RESET_SKIP: BOOT_TIMEOUT is the stall deadline of its pushes, and
@@ -322,32 +324,6 @@ rsh_svc_reg_ioctl_size(unsigned int cmd)
 	return 0;
 }
 
-/* The ioctl address as the control API parses it (§1.3, §5.3): BF1/BF2
- * channel<<16|offset, BF3 the global address (channel<<16|offset forms
- * are decoded through the BF3 channel map first). */
-int
-rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out)
-{
-	unsigned int chan = addr >> 16, off = addr & 0xFFFF;
-	uint32_t bar;
-
-	if (!v2 || gen != RSH_GEN_BF3)
-		chan &= 0xF;
-	if (gen != RSH_GEN_BF3) {
-		*out = chan << 16 | off;
-		return 0;
-	}
-	if (chan >= 0xF) {
-		*out = (chan << 16) + off;
-		return 0;
-	}
-	/* A 32-bit register sits at offset 4 of its 8-byte word. */
-	if (rsh_reg_decode(gen, chan, off & ~7u, &bar) < 0)
-		return -EINVAL;
-	*out = RSH_BF3_RSH_BASE_ADDR + bar + (off & 7u);
-	return 0;
-}
-
 /* Run one register ioctl in place on data (12 or 13 bytes). */
 int
 rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
@@ -365,7 +341,7 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 		m.data_size = 8;
 	rc = m.data_size == 4 || m.data_size == 8 ? 0 : -EINVAL;
 	if (rc == 0)
-		rc = rsh_svc_ioc_addr(rsh_dev_gen(d->dev), m.addr, in_size == 13, &addr);
+		rc = rsh_reg_ioc_addr(rsh_dev_gen(d->dev), m.addr, in_size == 13, &addr);
 	if (rc == 0) {
 		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", addr, m.data_size * 8u);
 

@@ -304,9 +304,6 @@ int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,
 		       const char *buf, size_t len, uid_t uid, pid_t pid);
 int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 		      size_t in_size, uid_t uid, pid_t pid);
-/* A register ioctl's address (channel<<16|offset, or a BF3 global one)
- * in the form rsh_reg_req_parse takes. v2: the 13-byte ioctls. */
-int rsh_svc_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out);
 /* Size of the ioctl payload of cmd, 0 when it is not a register ioctl. */
 size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
 

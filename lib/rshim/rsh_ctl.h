@@ -101,6 +101,17 @@ int rsh_reg_req_parse(int gen, const char *spec, struct rsh_reg_req *req);
  */
 int rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req);
 
+/**
+ * The address of NVIDIA's register ioctls (RSHIM_IOC_READ/WRITE and their
+ * v2 forms, as bf-reg issues them) in the form rsh_reg_req_parse takes,
+ * for generation gen (RSH_GEN_*): BF1/BF2 `channel<<16|offset` (the
+ * channel's 4 bits), BF3 the global address, a BF3 `channel<<16|offset`
+ * decoded through the BF3 channel map first (v2: the channel's full
+ * width).
+ * @return 0 and *out; -EINVAL a BF3 channel and offset with no register.
+ */
+int rsh_reg_ioc_addr(int gen, uint32_t addr, bool v2, uint32_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -254,3 +254,29 @@ rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req)
 		req->value = r.req.value;
 	return rc;
 }
+
+/* The ioctl address as the control API parses it (§1.3, §5.3): BF1/BF2
+ * channel<<16|offset, BF3 the global address (channel<<16|offset forms
+ * are decoded through the BF3 channel map first). */
+int
+rsh_reg_ioc_addr(int gen, uint32_t addr, bool v2, uint32_t *out)
+{
+	unsigned int chan = addr >> 16, off = addr & 0xFFFF;
+	uint32_t bar;
+
+	if (!v2 || gen != RSH_GEN_BF3)
+		chan &= 0xF;
+	if (gen != RSH_GEN_BF3) {
+		*out = chan << 16 | off;
+		return 0;
+	}
+	if (chan >= 0xF) {
+		*out = (chan << 16) + off;
+		return 0;
+	}
+	/* A 32-bit register sits at offset 4 of its 8-byte word. */
+	if (rsh_reg_decode((enum rsh_gen)gen, chan, off & ~7u, &bar) < 0)
+		return -EINVAL;
+	*out = RSH_BF3_RSH_BASE_ADDR + bar + (off & 7u);
+	return 0;
+}

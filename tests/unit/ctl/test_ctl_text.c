@@ -207,10 +207,34 @@ test_reg_parse(void **state)
 	assert_int_equal(rsh_reg_req_parse(3, "", &r), -EINVAL);
 }
 
+/* NVIDIA's register ioctl addresses, as bf-reg sends them. */
+static void
+test_reg_ioc_addr(void **state)
+{
+	uint32_t out = 0;
+
+	(void)state;
+	/* BF1/BF2: channel<<16|offset, the channel's 4 bits only */
+	assert_int_equal(rsh_reg_ioc_addr(RSH_GEN_BF2, 0x00010528, false, &out), 0);
+	assert_int_equal(out, 0x00010528);
+	assert_int_equal(rsh_reg_ioc_addr(RSH_GEN_BF2, 0x10010528, true, &out), 0);
+	assert_int_equal(out, 0x00010528);
+	/* BF3: the global address as it is */
+	assert_int_equal(rsh_reg_ioc_addr(RSH_GEN_BF3, 0x13000528, false, &out), 0);
+	assert_int_equal(out, 0x13000528);
+	/* BF3 rshim channel 1, BOOT_CONTROL: through the channel map to the
+	 * same global address; a 32-bit half keeps its offset 4 */
+	assert_int_equal(rsh_reg_ioc_addr(RSH_GEN_BF3, 0x00010528, true, &out), 0);
+	assert_int_equal(out, 0x13000528);
+	assert_int_equal(rsh_reg_ioc_addr(RSH_GEN_BF3, 0x0001052C, true, &out), 0);
+	assert_int_equal(out, 0x1300052C);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reg_ioc_addr),
 		cmocka_unit_test(test_log_msg),
 		cmocka_unit_test(test_log_crash),
 		cmocka_unit_test(test_log_bounds),
