@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "rsh_clock.h"
 #include "rsh_simpci.h"
 #include "rsh_sim_regs.h"
 
@@ -316,16 +316,6 @@ rsh_simpci_bar_read(struct rsh_simpci *s, const struct rsh_mpq_bar *b)
 	return (off & 4) ? v >> 32 : v & UINT32_MAX;
 }
 
-/* Monotonic ns. */
-static uint64_t
-rsh_simpci_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Track the boot push window (see struct rsh_simpci_stats) at a write
  * to the register at BAR offset o, counted already. */
 static void
@@ -334,14 +324,16 @@ rsh_simpci_push_window(struct rsh_simpci *s, uint32_t o)
 	struct rsh_simpci_stats *st = &s->st;
 
 	if (o == s->off_reset) {
-		st->reset_at_ns = rsh_simpci_now_ns();
-		st->first_at_ns = 0;
+		st->reset_at_ns = rsh_cyc_ns(rsh_now());
+		st->reset_seen = true;
+		st->push_seen = false;
 	} else if (o == s->off_fifo) {
-		st->last_at_ns = rsh_simpci_now_ns();
+		st->last_at_ns = rsh_cyc_ns(rsh_now());
 		st->last_reads = st->mmio_reads;
 		st->last_writes = st->mmio_writes;
 		st->last_count_reads = st->count_reads;
-		if (st->first_at_ns == 0) {
+		if (!st->push_seen) {
+			st->push_seen = true;
 			st->first_at_ns = st->last_at_ns;
 			st->first_reads = st->mmio_reads;
 			st->first_writes = st->mmio_writes - 1;
@@ -477,11 +469,11 @@ rsh_simpci_stats_line(const struct rsh_simpci *s, char *buf, size_t len)
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, " reads_other=%" PRIu64,
 				      st->reads_other);
-	if (n < len && st->first_at_ns != 0)
+	if (n < len && st->push_seen)
 		snprintf(buf + n, len - n, " push_open_ns=%" PRIu64 " push_ns=%" PRIu64
 			 " push_reads=%" PRIu64 " push_count_reads=%" PRIu64
 			 " push_writes=%" PRIu64,
-			 st->reset_at_ns != 0 ? st->first_at_ns - st->reset_at_ns : 0,
+			 st->reset_seen ? st->first_at_ns - st->reset_at_ns : 0,
 			 st->last_at_ns - st->first_at_ns, st->last_reads - st->first_reads,
 			 st->last_count_reads - st->first_count_reads,
 			 st->last_writes - st->first_writes);

@@ -25,6 +25,7 @@
 #ifndef RSH_SIMPCI_H
 #define RSH_SIMPCI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,7 +53,9 @@ struct rsh_simpci_stats {
 	 * RESET_CONTROL (a boot open's reset) to the first BOOT_FIFO_DATA
 	 * write after it (open_ns), and the BAR accesses from that first to
 	 * the latest BOOT_FIFO_DATA write (stream_*): a driver's push
-	 * without its open and close. CLOCK_MONOTONIC ns. */
+	 * without its open and close. ns on the library's clock. */
+	bool push_seen;  /* a BOOT_FIFO_DATA write since the last reset */
+	bool reset_seen; /* a RESET_CONTROL write (else open_ns is 0) */
 	uint64_t reset_at_ns, first_at_ns, last_at_ns;
 	uint64_t first_reads, first_writes, last_reads, last_writes;
 	uint64_t count_reads; /* reads of BOOT_FIFO_COUNT: a push's polling */
