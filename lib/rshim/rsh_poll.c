@@ -714,16 +714,23 @@ rsh_poller_stop(struct rsh_poller *p)
  * sleeps on the clock seam while the loop is idle (on the virtual clock:
  * the clock jumps to the loop's next due time).
  */
-int
-rsh_poller_start_driven(struct rsh_poller *p)
+static int
+rsh_poller_start_threadless(struct rsh_poller *p, bool parked)
 {
 	if (p->started)
 		return -EALREADY;
 	__atomic_store_n(&p->run, 1, __ATOMIC_RELEASE);
-	p->driven = true;
+	p->driven = !parked;
+	p->parked = parked;
 	p->started = true;
 	rsh_poller_accept(p, true);
 	return 0;
+}
+
+int
+rsh_poller_start_driven(struct rsh_poller *p)
+{
+	return rsh_poller_start_threadless(p, false);
 }
 
 /* Tests: a poller that takes commands and never runs them (a wedged
@@ -731,13 +738,7 @@ rsh_poller_start_driven(struct rsh_poller *p)
 int
 rsh_poller_start_parked(struct rsh_poller *p)
 {
-	if (p->started)
-		return -EALREADY;
-	__atomic_store_n(&p->run, 1, __ATOMIC_RELEASE);
-	p->parked = true;
-	p->started = true;
-	rsh_poller_accept(p, true);
-	return 0;
+	return rsh_poller_start_threadless(p, true);
 }
 
 /* One pass of a driven poller, then an idle sleep of at most max_ns;
