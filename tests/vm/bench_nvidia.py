@@ -38,6 +38,7 @@ import threading
 import time
 
 import build_nvidia
+from bench_vm import make_bfb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -47,14 +48,6 @@ KV = re.compile(r"(\w+)=([\d.]+)")
 
 def kv(text):
     return {k: float(v) for k, v in KV.findall(text)}
-
-
-def make_bfb(path):
-    """256 KiB of images (plus headers)."""
-    subprocess.check_call([os.path.join(BUILD, "app", "rshim-mkbfb", "rshim-mkbfb"),
-                           "--random", "bl2:8K:1", "--random", "bl31:8K:3",
-                           "--random", "bl33:8K:5", "--random", "image:224K:62",
-                           "--random", "initramfs:8K:63", path], stdout=subprocess.DEVNULL)
 
 
 def first_packet(peer, share, stop):
@@ -158,7 +151,7 @@ def main():
     share = tempfile.mkdtemp(prefix="rshim-vm-nvbench-")
     os.chmod(share, 0o755)
     bfb = os.path.join(share, "b.bfb")
-    make_bfb(bfb)
+    make_bfb(BUILD, bfb, "224K")  # 256 KiB of images
     size = os.path.getsize(bfb)
     peer = 4000 + os.getpid() % 900
     if ANALYZE:

@@ -31,11 +31,12 @@ PUSH = re.compile(r"pushed (\d+) bytes in ([\d.]+) s: ([\d.]+) MiB/s; MMIO per M
 MODEL = re.compile(r"MMIO cost model .*: ([\d.]+) s, ([\d.]+) MiB/s")
 
 
-def make_bfb(path):
-    """A 1 MiB (plus headers) BFB."""
-    subprocess.check_call([os.path.join(BUILD, "app", "rshim-mkbfb", "rshim-mkbfb"),
+def make_bfb(build, path, image="1M"):
+    """A BFB whose main image is `image` of random bytes (plus four 8 KiB
+    images and the headers), made by build's rshim-mkbfb."""
+    subprocess.check_call([os.path.join(build, "app", "rshim-mkbfb", "rshim-mkbfb"),
                            "--random", "bl2:8K:1", "--random", "bl31:8K:3",
-                           "--random", "bl33:8K:5", "--random", "image:1M:62",
+                           "--random", "bl33:8K:5", "--random", "image:%s:62" % image,
                            "--random", "initramfs:8K:63", path], stdout=subprocess.DEVNULL)
 
 
@@ -85,7 +86,7 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     share = tempfile.mkdtemp(prefix="rshim-vm-bench-")
     bfb = os.path.join(share, "mib.bfb")
-    make_bfb(bfb)
+    make_bfb(BUILD, bfb)
     text = guest(share, bfb, runs)
     rtt = [tuple(map(float, m)) for m in
            re.findall(r"read_ns=(\d+) write_ns=\d+ fifo_write_ns=(\d+)", text)]
