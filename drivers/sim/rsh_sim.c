@@ -553,6 +553,8 @@ static const struct rsh_backend_ops rsh_sim_ops = {
 	.close = rsh_sim_close,
 	.read32 = rsh_sim_read32,
 	.write32 = rsh_sim_write32,
+	.xstats_get_names = rsh_sim_xstats_get_names,
+	.xstats_get = rsh_sim_xstats_get,
 };
 
 /*
@@ -756,6 +758,7 @@ static struct rsh_backend_driver rsh_sim_drv = {
 	.probe = rsh_sim_probe,
 	.scan = rsh_sim_scan,
 	.host_key = rsh_sim_host_key,
+	.help = rsh_sim_help,
 };
 
 RSH_BACKEND_REGISTER(rsh_sim_drv);

@@ -508,6 +508,13 @@ void rsh_sim_profile_phase(struct rsh_sim *sim, unsigned int n_fired);
 /* The sim device behind a backend, NULL if it is not one (rsh_sim.c). */
 const struct rsh_sim *rsh_sim_cast(const struct rsh_backend *be);
 
+/* ops (rsh_sim_stats.c): the counters and the cost model's as extended
+ * statistics, "sim_<field of rsh_sim_stats>" then "sim_cost_<field of
+ * rsh_sim_cost_stats>". */
+int rsh_sim_xstats_get_names(const struct rsh_backend *be,
+			     struct rsh_xstat_name *names, unsigned int n);
+int rsh_sim_xstats_get(const struct rsh_backend *be, uint64_t *v, unsigned int n);
+
 /* At the entry of a config cycle (livefish): charge it, return the
  * device's time; rsh_sim_cost_leave() at its exit. */
 uint64_t rsh_sim_cost_cfg(struct rsh_sim *sim);

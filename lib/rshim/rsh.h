@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "rsh_reg_ids.h"
@@ -127,6 +128,48 @@ bool rsh_dev_livefish(const struct rsh_dev *dev);
 
 /** Copy of the backend's MMIO counters. */
 void rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
+
+/** Length of an extended statistic's name, NUL included. */
+#define RSH_XSTAT_NAME_SIZE 64
+
+/** Name of one extended statistic (rsh_dev_xstats_get_names()). */
+struct rsh_xstat_name {
+	char name[RSH_XSTAT_NAME_SIZE];
+};
+
+/** One extended statistic: id is its index in the list of names. */
+struct rsh_xstat {
+	uint64_t id;
+	uint64_t value;
+};
+
+/**
+ * Names of the device's extended statistics, as rte_eth_xstats_get_names():
+ * the core's MMIO counters ("mmio_reads", "mmio_writes") first, then the
+ * backend's own (the emulator's "sim_*" counters and its MMIO cost model's
+ * "sim_cost_*"; a PCI function has none). The list is fixed while the
+ * device is open. Any thread.
+ * @return the number of statistics; names are filled only when n is at
+ *   least that (names may be NULL to ask the number).
+ */
+int rsh_dev_xstats_get_names(const struct rsh_dev *dev,
+			     struct rsh_xstat_name *names, unsigned int n);
+
+/**
+ * Values of the device's extended statistics, as rte_eth_xstats_get():
+ * xs[i].id = i, the index of its name. Any thread; relaxed reads of
+ * counters other threads write, so two values may be a few accesses apart.
+ * @return the number of statistics; xs is filled only when n is at least
+ *   that (xs may be NULL to ask the number).
+ */
+int rsh_dev_xstats_get(const struct rsh_dev *dev, struct rsh_xstat *xs,
+		       unsigned int n);
+
+/**
+ * Print the device-string options of every backend that has them (one
+ * line each: syntax, meaning, default), for a program's --help.
+ */
+void rsh_dev_help(FILE *f);
 
 /**
  * Read / write one register by table name: a command run by the device's

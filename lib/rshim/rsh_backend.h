@@ -12,6 +12,7 @@
 #define RSH_BACKEND_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 
 #include <rte_common.h>
@@ -63,6 +64,18 @@ struct rsh_backend_ops {
 	 */
 	uint32_t (*read32)(struct rsh_backend *be, uint32_t bar_off);
 	void (*write32)(struct rsh_backend *be, uint32_t bar_off, uint32_t v);
+	/*
+	 * Optional: the backend's own counters as extended statistics
+	 * (rsh_dev_xstats_get_names / rsh_dev_xstats_get; the core adds its
+	 * MMIO counters before them). Each returns how many the backend has,
+	 * a number fixed while it is open, and fills names or values only
+	 * when n is at least that. Any thread: relaxed loads, no lock. A
+	 * stacked backend (livefish gateway) is asked after the one on top.
+	 */
+	int (*xstats_get_names)(const struct rsh_backend *be,
+				struct rsh_xstat_name *names, unsigned int n);
+	int (*xstats_get)(const struct rsh_backend *be, uint64_t *values,
+			  unsigned int n);
 };
 
 /*
@@ -131,6 +144,9 @@ struct rsh_backend_driver {
 	 * On success the new backend owns lower (its close closes lower).
 	 */
 	int (*stack)(struct rsh_backend *lower, struct rsh_backend **out);
+	/* Optional: print the device-string options this driver takes (its
+	 * lines of a program's --help, rsh_dev_help). */
+	void (*help)(FILE *f);
 	TAILQ_ENTRY(rsh_backend_driver) next;
 };
 

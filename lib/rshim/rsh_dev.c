@@ -333,3 +333,14 @@ rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
 	}
 	return total;
 }
+
+/* The device-string options of every driver that documents them. */
+void
+rsh_dev_help(FILE *f)
+{
+	struct rsh_backend_driver *drv;
+
+	TAILQ_FOREACH(drv, &rsh_drivers, next)
+		if (drv->help != NULL)
+			drv->help(f);
+}
