@@ -2,8 +2,9 @@
 /*
  * --bench boot: push a generated stream to emulated BlueField-1, -2 and -3
  * at several drain rates, with rshim-pmd's policy and with the reference
- * daemon's (modelled on its code, bench_ref.c), side by side in one run,
- * the MMIO cost model on; print one table (or JSON with --json).
+ * daemon's (modelled on its code, lib/bench/rsh_bench_ref_boot.c), side by
+ * side in one run, the MMIO cost model on; print one table (or JSON with
+ * --json).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -6,8 +6,9 @@
  *
  *   bench.c          the drain-rate table (--bench boot), text and JSON
  *   bench_install.c  the install profile (--bench install)
- *   bench_run.c      one row with rshim-pmd's policy, and the measures
- *   bench_ref.c      one row with the reference daemon, modelled on its code
+ *   bench_run.c      the measures, one row with rshim-pmd's policy and one
+ *                    with the reference daemon's model
+ *                    (lib/bench/rsh_bench_ref_boot.c, modelled on its code)
  *   bench_load.c     the busy-host rows (--bench boot --load N)
  */
 #ifndef RSH_BENCH_H
@@ -23,7 +24,7 @@
 
 enum rsh_bench_pol {
 	RSH_BENCH_PMD = 0,   /* rshim-pmd: the boot engine and its poll lcore */
-	RSH_BENCH_REF,       /* the reference daemon (bench_ref.c) */
+	RSH_BENCH_REF,       /* the reference daemon (lib/bench) */
 };
 
 /* Pacing of rshim-pmd's rows. */
@@ -120,7 +121,7 @@ bool rsh_bench_cancelled(void);
 void rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat,
 		       struct rsh_bench_res *r);
 
-/* One row with the reference daemon's model (bench_ref.c). */
+/* One row with the reference daemon's model (bench_run.c, lib/bench). */
 void rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat,
 		       struct rsh_bench_res *r);
 

@@ -3,8 +3,8 @@
  * --bench boot, livefish rows: the boot push through the config-space
  * gateway of an emulated BlueField-1/-2/-3 with no NIC firmware
  * (sim:bfN,livefish=1), with rshim-pmd's policy and gateway sequence and
- * with the reference daemon's (bench_ref.c's push on the reference's
- * gateway sequence, lfseq=ref), under the cost model at a config-cycle
+ * with the reference daemon's (lib/bench/rsh_bench_ref_boot.c's push on
+ * the reference's gateway sequence, lfseq=ref), under the cost model at a config-cycle
  * cost. Emulator figures: the config-cycle cost is a model, not a
  * measurement on silicon.
  *

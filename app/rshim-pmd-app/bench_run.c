@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Boot benchmarks: the measures every row takes the same way, and one row
- * with rshim-pmd's policy (the boot engine feeding its poll lcore).
+ * Boot benchmarks: the measures every row takes the same way (the
+ * device's counters by their extended-statistics names), one row with
+ * rshim-pmd's policy (the boot engine feeding its poll lcore) and one with
+ * the reference daemon's model (lib/bench).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,9 +14,18 @@
 #include <time.h>
 
 #include "bench.h"
+#include "rsh_bench_ref.h"
 #include "rsh_bfb.h"
-#include "rsh_dev_priv.h"
-#include "rsh_sim.h"
+
+/* The device counters the rows read (the emulator's: 0 elsewhere). */
+enum {
+	RSH_XS_READS, RSH_XS_WRITES, RSH_XS_COUNT_READS, RSH_XS_CHARGED,
+	RSH_XS_EMU, RSH_XS_DRAIN_READS, RSH_XS_N
+};
+static const char *const rsh_bench_xs_names[RSH_XS_N] = {
+	"mmio_reads", "mmio_writes", "sim_host_count_reads", "sim_cost_charged_ns",
+	"sim_cost_emu_ns", "sim_cost_bf1_drain_reads",
+};
 
 /* True once Ctrl-C (SIGINT/SIGTERM) was seen. */
 bool
@@ -27,9 +38,7 @@ rsh_bench_cancelled(void)
 void
 rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 {
-	struct rsh_sim_cost_stats cs;
-	struct rsh_sim_stats ss;
-	struct rsh_mmio_stats m;
+	uint64_t v[RSH_XS_N];
 	struct rusage ru;
 
 	memset(s, 0, sizeof(*s));
@@ -40,16 +49,13 @@ rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 	s->nvcsw = (uint64_t)ru.ru_nvcsw;
 	if (dev == NULL)
 		return;
-	rsh_dev_mmio_stats(dev, &m);
-	s->reads = m.reads;
-	s->writes = m.writes;
-	if (rsh_sim_stats_get(dev->be, &ss) == 0)
-		s->count_reads = ss.host_count_reads;
-	if (rsh_sim_cost_get(dev->be, &cs) == 0) {
-		s->charged_s = rsh_ns_s(cs.charged_ns);
-		s->emu_s = rsh_ns_s(cs.emu_ns);
-		s->drain_reads = cs.bf1_drain_reads;
-	}
+	rsh_bench_xstats_by_name(dev, rsh_bench_xs_names, v, RSH_XS_N);
+	s->reads = v[RSH_XS_READS];
+	s->writes = v[RSH_XS_WRITES];
+	s->count_reads = v[RSH_XS_COUNT_READS];
+	s->charged_s = rsh_ns_s(v[RSH_XS_CHARGED]);
+	s->emu_s = rsh_ns_s(v[RSH_XS_EMU]);
+	s->drain_reads = v[RSH_XS_DRAIN_READS];
 }
 
 /* Measures of a row from two snapshots; stream_s = real stream time. */
@@ -134,9 +140,7 @@ rsh_bench_pattern(void)
 static double
 rsh_bench_credit(const char *gen)
 {
-	uint32_t depth = strcmp(gen, "bf3") == 0 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
-
-	return depth - RSH_BOOT_FIFO_RESERVE;
+	return rsh_bench_boot_credit(strcmp(gen, "bf3") == 0 ? RSH_GEN_BF3 : RSH_GEN_BF2);
 }
 
 /* Floor of status reads per MiB: one per full credit, and on BF1 the
@@ -209,13 +213,28 @@ rsh_bench_pmd_open(const struct rsh_poll_opts *po, const char *devstr,
 	return rc;
 }
 
+/* What the emulated DPU saw of a row: the time its boot FIFO stood
+ * empty, its first to last word taken, the bytes taken. */
+static void
+rsh_bench_dpu_side(struct rsh_dev *dev, struct rsh_bench_res *r)
+{
+	static const char *const names[] = { "sim_boot_empty_ns", "sim_boot_first_ns",
+					     "sim_boot_last_ns", "sim_consumed_bytes" };
+	uint64_t v[RTE_DIM(names)];
+
+	if (rsh_bench_xstats_by_name(dev, names, v, RTE_DIM(names)) <= 0)
+		return;
+	r->empty_s = rsh_ns_s(v[0]);
+	r->dpu_s = rsh_ns_s(v[2] - v[1]);
+	r->dpu_bytes = v[3];
+}
+
 /* The busy-host figures of a row: the poll loop's timed sleeps and
  * priority raises, the time the emulated FIFO stood empty. */
 static void
 rsh_bench_pmd_extra(struct rsh_dev *dev, struct rsh_poller *p, struct rsh_bench_res *r)
 {
 	struct rsh_poller_stats ps;
-	struct rsh_sim_stats ss;
 
 	rsh_poller_get_stats(p, &ps);
 	r->late.n = ps.naps;
@@ -224,11 +243,7 @@ rsh_bench_pmd_extra(struct rsh_dev *dev, struct rsh_poller *p, struct rsh_bench_
 	r->rt_raises = ps.rt_raises;
 	r->rt_capped = ps.rt_capped;
 	r->rt_yield_s = rsh_ns_s(ps.rt_yield_ns);
-	if (rsh_sim_stats_get(dev->be, &ss) == 0) {
-		r->empty_s = rsh_ns_s(ss.boot_empty_ns);
-		r->dpu_s = rsh_ns_s(ss.boot_last_ns - ss.boot_first_ns);
-		r->dpu_bytes = ss.consumed_bytes;
-	}
+	rsh_bench_dpu_side(dev, r);
 }
 
 /* One row with rshim-pmd's policy. */
@@ -279,6 +294,54 @@ out:
 	rsh_dev_close(dev);
 }
 
+/* The reference model's 1 ms sleeps into the row's lateness figures. */
+static void
+rsh_bench_ref_late(void *arg, uint64_t ns)
+{
+	rsh_bench_late_add(arg, ns);
+}
+
+/* One row with the reference daemon's model (lib/bench). */
+void
+rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *res)
+{
+	struct rsh_bench_ref_boot rb = {
+		.pat = pat, .pat_len = RSH_BENCH_PATTERN, .size = res->cfg.size,
+		.nice = res->cfg.nice, .write_ns = res->cfg.write_ns,
+		.cancel = &rsh_app_cancel, .late = rsh_bench_ref_late, .late_arg = &res->late,
+	};
+	struct rsh_bench_snap a, z;
+	struct rsh_dev *dev;
+	char devstr[160];
+
+	RTE_SET_USED(app);
+	rsh_bench_devstr(&res->cfg, devstr, sizeof(devstr));
+	res->rc = rsh_dev_open(devstr, NULL, &dev);
+	if (res->rc < 0) {
+		rsh_app_err("bench %s: %s", devstr, rsh_last_error());
+		return;
+	}
+	res->rc = rsh_bench_ref_boot_open(dev);
+	if (res->rc == 0) {
+		rsh_bench_snap(dev, &a);
+		rb.until_s = a.wall_s + res->cfg.budget_s;
+		res->rc = rsh_bench_ref_boot_push(dev, &rb);
+		rsh_bench_snap(dev, &z);
+		rsh_bench_fill(res, &a, &z, z.wall_s - a.wall_s);
+		res->bytes = rb.bytes;
+		res->short_writes = rb.short_writes;
+		res->full_sleeps = rb.full_sleeps;
+		rsh_bench_dpu_side(dev, res);
+	} else {
+		rsh_app_err("bench %s: the emulated rshim did not come back after the reset", devstr);
+	}
+	rsh_bench_ref_boot_close(dev);
+	res->partial = res->rc == -ECANCELED;
+	if (res->partial && !rsh_bench_cancelled())
+		res->rc = 0;
+	rsh_dev_close(dev);
+}
+
 /* Run one row with its policy. */
 void
 rsh_bench_run(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *r)
@@ -295,15 +358,18 @@ rsh_bench_run(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *r)
 void
 rsh_bench_push_cost_line(struct rsh_dev *dev, const struct rsh_boot_stats *st)
 {
-	struct rsh_sim_cost_stats cs;
+	static const char *const names[] = { "sim_cost_enabled", "sim_cost_rd_ns",
+					     "sim_cost_wr_ns", "sim_cost_charged_ns",
+					     "sim_cost_emu_ns" };
+	uint64_t cs[RTE_DIM(names)]; /* as named */
 	double t;
 
-	if (rsh_sim_cost_get(dev->be, &cs) < 0 || !cs.enabled)
+	if (rsh_bench_xstats_by_name(dev, names, cs, RTE_DIM(names)) <= 0 || !cs[0])
 		return;
-	t = RTE_MAX((double)st->elapsed_ns - (double)cs.emu_ns, 0.0) / 1e9 +
-	    rsh_ns_s(cs.charged_ns);
+	t = RTE_MAX((double)st->elapsed_ns - (double)cs[4], 0.0) / 1e9 +
+	    rsh_ns_s(cs[3]);
 	printf("%s: MMIO cost model (rd_ns=%" PRIu64 ", wr_ns=%" PRIu64 "): %.3f s, %.3f MiB/s over the modelled time (emulator %.3f s not counted)\n",
-	       rsh_dev_name(dev), cs.rd_ns, cs.wr_ns, t,
+	       rsh_dev_name(dev), cs[1], cs[2], t,
 	       t > 0 ? (double)st->bytes_pushed / 1048576.0 / t : 0.0,
-	       rsh_ns_s(cs.emu_ns));
+	       rsh_ns_s(cs[4]));
 }

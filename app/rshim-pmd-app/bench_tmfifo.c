@@ -36,8 +36,6 @@
 
 #include "app.h"
 #include "bench_tmfifo.h"
-#include "rsh_dev_priv.h"
-#include "rsh_sim.h"
 #include "rsh_tmfifo_addr.h"
 
 #define RSH_TB_MAX_SAMPLES 4096u
@@ -77,13 +75,6 @@ struct rsh_tb_case {
 		    struct rsh_tb_row *r);
 	bool cost;                /* emulator MMIO cost model on (cost=1) */
 };
-
-/* True once Ctrl-C was pressed. */
-bool
-rsh_bench_tmfifo_cancelled(void)
-{
-	return __atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED) != 0;
-}
 
 /* True until the deadline passes or Ctrl-C was pressed. */
 static bool
@@ -238,19 +229,6 @@ rsh_tb_run_rtt(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	r->max_us = s[n - 1];
 }
 
-/* Median and 99th percentile of n samples (sorted in place). */
-void
-rsh_bench_tmfifo_pctl(double *s, unsigned int n, double *p50, double *p99)
-{
-	if (n == 0) {
-		*p50 = *p99 = 0;
-		return;
-	}
-	qsort(s, n, sizeof(s[0]), rsh_tb_cmp);
-	*p50 = s[n / 2];
-	*p99 = s[(n * 99) / 100];
-}
-
 /* Throughput figures of a case from bytes and messages moved. */
 static void
 rsh_tb_rate(struct rsh_tb *b, struct rsh_tb_row *r, double bytes,
@@ -267,25 +245,33 @@ rsh_tb_rate(struct rsh_tb *b, struct rsh_tb_row *r, double bytes,
 	r->n = (unsigned int)msgs;
 }
 
+/* The emulator's MMIO cost model counters (its extended statistics). */
+struct rsh_tb_cost {
+	uint64_t enabled, rd_ns, wr_ns, charged_ns, emu_ns;
+};
+
 /* Cost model counters of the case's device (zero when it has none). */
-static struct rsh_sim_cost_stats
+static struct rsh_tb_cost
 rsh_tb_cost(struct rsh_tb *b)
 {
-	struct rsh_sim_cost_stats cs;
+	static const char *const names[] = { "sim_cost_enabled", "sim_cost_rd_ns",
+					     "sim_cost_wr_ns", "sim_cost_charged_ns",
+					     "sim_cost_emu_ns" };
+	uint64_t v[RTE_DIM(names)];
 
-	if (rsh_sim_cost_get(b->dev->be, &cs) < 0)
-		memset(&cs, 0, sizeof(cs));
-	return cs;
+	rsh_bench_xstats_by_name(b->dev, names, v, RTE_DIM(names));
+	return (struct rsh_tb_cost){ .enabled = v[0], .rd_ns = v[1], .wr_ns = v[2],
+				     .charged_ns = v[3], .emu_ns = v[4] };
 }
 
 /* Seconds on silicon for a cost-model case: wall time without the
  * emulator's own time, plus the charged MMIO time; the read ceiling use
  * of rx_words received words (as many sent: an echo). */
 static double
-rsh_tb_cost_time(struct rsh_tb *b, struct rsh_tb_row *r, const struct rsh_sim_cost_stats *c0,
+rsh_tb_cost_time(struct rsh_tb *b, struct rsh_tb_row *r, const struct rsh_tb_cost *c0,
 		 double wall, double rx_words)
 {
-	struct rsh_sim_cost_stats c1 = rsh_tb_cost(b);
+	struct rsh_tb_cost c1 = rsh_tb_cost(b);
 	double charged = rsh_ns_s(c1.charged_ns - c0->charged_ns);
 	double sec = wall - rsh_ns_s(c1.emu_ns - c0->emu_ns) + charged;
 
@@ -302,7 +288,7 @@ rsh_tb_cost_time(struct rsh_tb *b, struct rsh_tb_row *r, const struct rsh_sim_co
 static void
 rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row *r)
 {
-	struct rsh_sim_cost_stats c0;
+	struct rsh_tb_cost c0;
 	struct rsh_mmio_stats m0;
 	double t0, until, sec;
 	unsigned int inflight = 0, got = 0, k;
@@ -501,6 +487,39 @@ rsh_tb_print(const struct rsh_tb_row *rows, unsigned int n)
 			printf("idle: poll lcore %.2f %% of a core; first packet after the idle period %.1f us\n",
 			       rows[i].cpu_pct, rows[i].p50_us);
 	printf("(MiB/s and MMIO per KiB count the bytes of both directions; targets: busy-poll p50 < 100 us,\n first packet after idle < 1500 us, DPU-first after 10 s idle < 500 us, idle CPU < 2 %%)\n");
+}
+
+/* Open an emulated BlueField-3 for the reference schedule. */
+static int
+rsh_tb_ref_open(bool cost, struct rsh_dev **dev)
+{
+	int rc = rsh_dev_open(cost ? "sim:bf3,booted=1,peer=none,cost=1" :
+			      "sim:bf3,booted=1,peer=none", NULL, dev);
+
+	if (rc < 0)
+		rsh_app_err("bench tmfifo: %s", rsh_last_error());
+	return rc;
+}
+
+/* Run the reference schedule's rows (lib/bench) into r. */
+int
+rsh_bench_tmfifo_ref(struct rsh_app *app, struct rsh_tb_ref *r)
+{
+	struct rsh_dev *dev;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = rsh_tb_ref_open(false, &dev);
+	if (rc < 0)
+		return rc;
+	rsh_bench_ref_tmfifo_latency(dev, app->bench_seconds, &rsh_app_cancel, r);
+	rsh_dev_close(dev);
+	rc = rsh_tb_ref_open(true, &dev);
+	if (rc < 0)
+		return rc;
+	rsh_bench_ref_tmfifo_net(dev, app->bench_seconds, &rsh_app_cancel, r);
+	rsh_dev_close(dev);
+	return r->rtt_p50_us > 0 && r->idle_first_us > 0 ? 0 : -ETIMEDOUT;
 }
 
 /* The reference daemon's schedule beside rshim-pmd's rows. */

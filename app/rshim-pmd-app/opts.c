@@ -13,7 +13,6 @@
 
 #include "app.h"
 #include "rsh_parse.h"
-#include "rsh_sim.h"
 
 #define RSH_APP_MAX_OPTS 96
 
@@ -251,7 +250,7 @@ rsh_app_usage(FILE *f, const char *prog)
 	rsh_app_usage_opts(f);
 	rsh_app_usage_tail(f, prog);
 	fputc('\n', f);
-	rsh_sim_help(f); /* the emulator's options, from its option table */
+	rsh_dev_help(f); /* the backends' device-string options (the emulator's table) */
 }
 
 /* Name of the long option whose value is c (for error lines). */

@@ -4,7 +4,8 @@
  * names and values line up by id, the counters move with register
  * accesses, a too-small array gets the count and stays untouched, a
  * backend without the ops has the core's two, a livefish gateway reports
- * the emulated function under it.
+ * the emulated function under it; the benchmarks' lookup by name
+ * (lib/bench) on top of it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "rsh.h"
+#include "rsh_bench_ref.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 #include "rsh_t_mock.h"
@@ -179,6 +181,33 @@ test_xstats_livefish(void **state)
 	rsh_dev_close(dev);
 }
 
+/* lib/bench's lookup: names found or not, values as the list gives them;
+ * the boot FIFO credit (depth less the 3 words kept free). */
+static void
+test_xstats_bench_lookup(void **state)
+{
+	static const char *const names[] = { "sim_cost_rd_ns", "no_such_counter",
+					     "mmio_reads" };
+	uint64_t vals[3], v;
+	struct rsh_dev *dev;
+	int ids[3];
+
+	(void)state;
+	assert_int_equal(rsh_dev_open("sim:bf3,cost=1,rd_ns=2500", NULL, &dev), 0);
+	assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD1, &v), 0);
+	assert_int_equal(rsh_bench_xstats_ids(dev, names, ids, 3), 2);
+	assert_true(ids[0] >= 2);
+	assert_int_equal(ids[1], -1);
+	assert_int_equal(ids[2], 0);
+	assert_int_equal(rsh_bench_xstats_by_name(dev, names, vals, 3), 2);
+	assert_int_equal(vals[0], 2500);
+	assert_int_equal(vals[1], 0);
+	assert_int_equal(vals[2], rsh_t_val(dev, "mmio_reads"));
+	rsh_dev_close(dev);
+	assert_int_equal(rsh_bench_boot_credit(RSH_GEN_BF3), 1021);
+	assert_int_equal(rsh_bench_boot_credit(RSH_GEN_BF2), 509);
+}
+
 int
 main(void)
 {
@@ -188,6 +217,7 @@ main(void)
 		RSH_TEST_VIRTUAL(test_xstats_too_small),
 		RSH_TEST_VIRTUAL(test_xstats_no_backend_ops),
 		RSH_TEST_VIRTUAL(test_xstats_livefish),
+		RSH_TEST_VIRTUAL(test_xstats_bench_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,

@@ -29,10 +29,9 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "app.h"
-#include "bench_tmfifo.h"
+#include "rsh_bench_ref.h"
 #include "rsh_dev_priv.h"
-#include "rsh_sim.h"
+#include "rsh_mono.h"
 #include "rsh_tmfifo_addr.h"
 #include "rsh_tmfifo_proto.h"
 
@@ -54,7 +53,37 @@ struct rsh_tr {
 	uint64_t tick;
 	double next_tick;
 	uint16_t seq;
+	const int *cancel;               /* the caller's Ctrl-C flag */
 };
+
+/* True once the caller's cancel flag is set. */
+static bool
+rsh_tr_cancelled(const struct rsh_tr *t)
+{
+	return t->cancel != NULL && __atomic_load_n(t->cancel, __ATOMIC_RELAXED) != 0;
+}
+
+/* Sort helper. */
+static int
+rsh_tr_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and 99th percentile of n samples (sorted in place). */
+void
+rsh_bench_tmfifo_pctl(double *s, unsigned int n, double *p50, double *p99)
+{
+	if (n == 0) {
+		*p50 = *p99 = 0;
+		return;
+	}
+	qsort(s, n, sizeof(s[0]), rsh_tr_cmp);
+	*p50 = s[n / 2];
+	*p99 = s[(n * 99) / 100];
+}
 
 /* An ICMP echo request of len bytes as FIFO words: header + frame. */
 static void
@@ -172,26 +201,20 @@ rsh_tr_tick(struct rsh_tr *t)
 	return run;
 }
 
-/* Open the emulated device and sync the HTT stream (§4.10). */
-static int
-rsh_tr_open(struct rsh_tr *t, bool cost)
+/* Take the opened emulated device and sync the HTT stream (§4.10). */
+static void
+rsh_tr_open(struct rsh_tr *t, struct rsh_dev *dev, const int *cancel)
 {
 	uint64_t sync[RSH_TM_FIFO_SIZE - RSH_TM_FIFO_RESERVE];
-	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = rsh_dev_open(cost ? "sim:bf3,booted=1,peer=none,cost=1" :
-			  "sim:bf3,booted=1,peer=none", NULL, &t->dev);
-	if (rc < 0) {
-		rsh_app_err("bench tmfifo: %s", rsh_last_error());
-		return rc;
-	}
+	t->dev = dev;
+	t->cancel = cancel;
 	for (unsigned int i = 0; i < RTE_DIM(sync); i++)
 		sync[i] = RSH_TMF_SYNC_WORD;
 	t->dev->be->ops->write_fifo(t->dev->be, t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
 				    sync, RTE_DIM(sync));
 	t->next_tick = rsh_mono_s();
-	return 0;
 }
 
 /* One round trip in us: send now, replies seen on the ticks; <0 after 1 s. */
@@ -206,7 +229,7 @@ rsh_tr_rtt(struct rsh_tr *t, unsigned int len)
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
 	while (t->replies == before) {
-		if (rsh_mono_s() - t0 > 1 || rsh_bench_tmfifo_cancelled())
+		if (rsh_mono_s() - t0 > 1 || rsh_tr_cancelled(t))
 			return -1;
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
@@ -222,7 +245,7 @@ rsh_tr_run_rtt(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 	double until = rsh_mono_s() + secs;
 	unsigned int n = 0;
 
-	while (n < RTE_DIM(s) && rsh_mono_s() < until && !rsh_bench_tmfifo_cancelled()) {
+	while (n < RTE_DIM(s) && rsh_mono_s() < until && !rsh_tr_cancelled(t)) {
 		double v = rsh_tr_rtt(t, 64);
 
 		if (v < 0)
@@ -240,7 +263,7 @@ rsh_tr_run_idle(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 	double t0 = rsh_mono_s(), cpu;
 
 	getrusage(RUSAGE_THREAD, &a);
-	while (rsh_mono_s() - t0 < secs && !rsh_bench_tmfifo_cancelled())
+	while (rsh_mono_s() - t0 < secs && !rsh_tr_cancelled(t))
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
 	getrusage(RUSAGE_THREAD, &b);
@@ -255,13 +278,17 @@ rsh_tr_run_idle(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 static void
 rsh_tr_run_net(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 {
-	struct rsh_sim_cost_stats c0, c1;
-	double t0 = rsh_mono_s(), sec;
+	static const char *const names[] = { "sim_cost_charged_ns", "sim_cost_emu_ns" };
+	uint64_t c0[2], c1[2]; /* charged_ns, emu_ns */
+	double t0, sec;
 	uint64_t sent = 0, r0 = t->replies;
 	bool pending = false;
+	int ids[2];
 
-	rsh_sim_cost_get(t->dev->be, &c0);
-	while (rsh_mono_s() - t0 < secs && !rsh_bench_tmfifo_cancelled()) {
+	rsh_bench_xstats_ids(t->dev, names, ids, 2);
+	t0 = rsh_mono_s();
+	rsh_bench_xstats_read(t->dev, ids, c0, 2);
+	while (rsh_mono_s() - t0 < secs && !rsh_tr_cancelled(t)) {
 		/* the TAP wakes the loop: send while the window allows */
 		while (sent - (t->replies - r0) < RSH_TR_WINDOW) {
 			if (!pending) {
@@ -276,30 +303,31 @@ rsh_tr_run_net(struct rsh_tr *t, double secs, struct rsh_tb_ref *r)
 		if (rsh_tr_tick(t))
 			rsh_tr_rx(t);
 	}
-	rsh_sim_cost_get(t->dev->be, &c1);
-	sec = rsh_mono_s() - t0 - rsh_ns_s(c1.emu_ns - c0.emu_ns) +
-	      rsh_ns_s(c1.charged_ns - c0.charged_ns);
+	rsh_bench_xstats_read(t->dev, ids, c1, 2);
+	sec = rsh_mono_s() - t0 - rsh_ns_s(c1[1] - c0[1]) +
+	      rsh_ns_s(c1[0] - c0[0]);
 	r->net_rx_mib_s = sec > 0 ? (t->replies - r0) * 1500.0 / 1048576.0 / sec : 0;
 }
 
-/* Run the reference schedule's rows into r. */
-int
-rsh_bench_tmfifo_ref(struct rsh_app *app, struct rsh_tb_ref *r)
+/* Round trips while active, then the idle period. */
+void
+rsh_bench_ref_tmfifo_latency(struct rsh_dev *dev, double secs, const int *cancel,
+			     struct rsh_tb_ref *r)
 {
 	static struct rsh_tr t;
-	int rc;
 
-	memset(r, 0, sizeof(*r));
-	rc = rsh_tr_open(&t, false);
-	if (rc < 0)
-		return rc;
-	rsh_tr_run_rtt(&t, app->bench_seconds, r);
-	rsh_tr_run_idle(&t, app->bench_seconds * 2, r);
-	rsh_dev_close(t.dev);
-	rc = rsh_tr_open(&t, true);
-	if (rc < 0)
-		return rc;
-	rsh_tr_run_net(&t, app->bench_seconds, r);
-	rsh_dev_close(t.dev);
-	return r->rtt_p50_us > 0 && r->idle_first_us > 0 ? 0 : -ETIMEDOUT;
+	rsh_tr_open(&t, dev, cancel);
+	rsh_tr_run_rtt(&t, secs, r);
+	rsh_tr_run_idle(&t, secs * 2, r);
+}
+
+/* Echo throughput with the cost model. */
+void
+rsh_bench_ref_tmfifo_net(struct rsh_dev *dev, double secs, const int *cancel,
+			 struct rsh_tb_ref *r)
+{
+	static struct rsh_tr t;
+
+	rsh_tr_open(&t, dev, cancel);
+	rsh_tr_run_net(&t, secs, r);
 }

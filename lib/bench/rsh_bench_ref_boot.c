@@ -44,10 +44,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include <rte_common.h>
+
+#include "rsh_bench_ref.h"
 #include "rsh_dev_priv.h"
+#include "rsh_mono.h"
 #include "rsh_own.h"
-#include "rsh_sim.h"
 
 #define RSH_REF_BUF (16u * 1024u)      /* BOOT_BUF_SIZE, two of them */
 #define RSH_REF_CAT_BLOCK (128u * 1024u)
@@ -77,8 +79,19 @@ struct rsh_ref {
 	int nice;                      /* the worker's (the daemon's main thread) */
 	uint64_t ticks;                /* worker: timer ticks */
 	uint32_t write_ns;             /* cat: kernel round trip per write() */
-	struct rsh_bench_late late;    /* CUSE thread: its 1 ms sleeps */
+	const int *cancel;             /* the caller's Ctrl-C flag */
+	struct rsh_bench_ref_boot *b;  /* the caller's push: stream, results */
+	int clk_ids[2];                /* sim_cost_charged_ns, sim_cost_emu_ns */
 };
+
+static const char *const rsh_ref_clk_names[] = { "sim_cost_charged_ns", "sim_cost_emu_ns" };
+
+/* True once the caller's cancel flag is set. */
+static bool
+rsh_ref_cancelled(const struct rsh_ref *r)
+{
+	return r->cancel != NULL && __atomic_load_n(r->cancel, __ATOMIC_RELAXED) != 0;
+}
 
 /* push_chunk (rshim_write_delayed, BOOT): read the count only when the
  * words known free are used up; a full FIFO returns what was written
@@ -93,7 +106,7 @@ rsh_ref_push_chunk(struct rsh_ref *r, const uint8_t *buf, size_t len)
 	while (done < len) {
 		unsigned int n;
 
-		if (rsh_bench_cancelled())
+		if (rsh_ref_cancelled(r))
 			break;
 		if (avail <= 0) {
 			uint64_t c = rsh_dev_rd(r->dev, RSH_BOOT_FIFO_COUNT);
@@ -126,11 +139,11 @@ rsh_ref_push_chunk(struct rsh_ref *r, const uint8_t *buf, size_t len)
 static double
 rsh_ref_clock(struct rsh_ref *r)
 {
-	struct rsh_sim_cost_stats cs;
+	uint64_t cs[2]; /* charged_ns, emu_ns; 0 on a device without them */
 	double t = rsh_mono_s();
 
-	if (rsh_sim_cost_get(r->dev->be, &cs) == 0)
-		t += ((double)cs.charged_ns - (double)cs.emu_ns) / 1e9;
+	if (rsh_bench_xstats_read(r->dev, r->clk_ids, cs, 2) == 0)
+		t += ((double)cs[0] - (double)cs[1]) / 1e9;
 	return t;
 }
 
@@ -251,7 +264,7 @@ rsh_ref_boot_write(struct rsh_ref *r, const uint8_t *user, size_t count)
 		uint8_t *buf = r->buf[which];
 		size_t got;
 
-		if (rsh_bench_cancelled()) {
+		if (rsh_ref_cancelled(r)) {
 			rc = -EINTR;
 			break;
 		}
@@ -268,7 +281,8 @@ rsh_ref_boot_write(struct rsh_ref *r, const uint8_t *user, size_t count)
 			r->full_sleeps++;
 			usleep(RSH_REF_FULL_SLEEP_US);
 			t = (rsh_mono_s() - t) * 1e9 - RSH_REF_FULL_SLEEP_US * 1e3;
-			rsh_bench_late_add(&r->late, t > 0 ? (uint64_t)t : 0);
+			if (r->b->late != NULL)
+				r->b->late(r->b->late_arg, t > 0 ? (uint64_t)t : 0);
 			continue;
 		}
 		count -= got;
@@ -290,11 +304,11 @@ rsh_ref_cat(struct rsh_ref *r, const uint8_t *pat, uint64_t size, double until)
 	r->last_progress = rsh_mono_s();
 	while (off < size) {
 		size_t n = (size_t)RTE_MIN(size - off, (uint64_t)RSH_REF_CAT_BLOCK);
-		uint64_t at = off % RSH_BENCH_PATTERN;
+		uint64_t at = off % r->b->pat_len;
 		ssize_t got;
 
-		n = (size_t)RTE_MIN((uint64_t)n, RSH_BENCH_PATTERN - at);
-		if (rsh_mono_s() > until || rsh_bench_cancelled())
+		n = (size_t)RTE_MIN((uint64_t)n, r->b->pat_len - at);
+		if (rsh_mono_s() > until || rsh_ref_cancelled(r))
 			return -ECANCELED;
 		rsh_ref_write_trip(r);
 		got = rsh_ref_boot_write(r, pat + at, n);
@@ -309,8 +323,8 @@ rsh_ref_cat(struct rsh_ref *r, const uint8_t *pat, uint64_t size, double until)
 
 /* The open sequence the push needs (§3.2): BOOT_CONTROL=0, reset key,
  * wait until the rshim answers (the emulator's window is short). */
-static int
-rsh_ref_open(struct rsh_dev *dev)
+int
+rsh_bench_ref_boot_open(struct rsh_dev *dev)
 {
 	double until = rsh_mono_s() + 5;
 	uint64_t v;
@@ -329,74 +343,58 @@ rsh_ref_open(struct rsh_dev *dev)
 	return 0;
 }
 
-/* Run the model on an opened device; fills r (measures included). */
+/* Run the model on an opened device: the worker, cat, then the join. */
 static int
-rsh_ref_stream(struct rsh_ref *r, const uint8_t *pat, struct rsh_bench_res *res)
+rsh_ref_stream(struct rsh_ref *r)
 {
-	struct rsh_bench_snap a, z;
-	struct rsh_sim_stats ss;
 	pthread_t th;
 	int rc;
 
-	rsh_bench_snap(r->dev, &a);
 	if (pthread_create(&th, NULL, rsh_ref_worker, r) != 0)
 		return -EAGAIN;
-	rc = rsh_ref_cat(r, pat, res->cfg.size, a.wall_s + res->cfg.budget_s);
+	rc = rsh_ref_cat(r, r->b->pat, r->b->size, r->b->until_s);
 	pthread_mutex_lock(&r->mu);
 	r->stop = true;
 	pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->mu);
 	pthread_join(th, NULL);
-	rsh_bench_snap(r->dev, &z);
-	rsh_bench_fill(res, &a, &z, z.wall_s - a.wall_s);
-	res->bytes = r->bytes;
-	res->short_writes = r->short_writes;
-	res->full_sleeps = r->full_sleeps;
-	res->late = r->late;
-	if (rsh_sim_stats_get(r->dev->be, &ss) == 0) {
-		res->empty_s = rsh_ns_s(ss.boot_empty_ns);
-		res->dpu_s = rsh_ns_s(ss.boot_last_ns - ss.boot_first_ns);
-		res->dpu_bytes = ss.consumed_bytes;
-	}
+	r->b->bytes = r->bytes;
+	r->b->short_writes = r->short_writes;
+	r->b->full_sleeps = r->full_sleeps;
 	return rc;
 }
 
-/* One row with the reference daemon's model. */
-void
-rsh_bench_run_ref(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *res)
+/* One push with the reference daemon's model. */
+int
+rsh_bench_ref_boot_push(struct rsh_dev *dev, struct rsh_bench_ref_boot *b)
 {
-	static struct rsh_ref r; /* 32 KiB of buffers; rows run one at a time */
+	static struct rsh_ref r; /* 32 KiB of buffers; pushes run one at a time */
 	pthread_condattr_t ca;
-	char devstr[160];
+	int rc;
 
-	RTE_SET_USED(app);
 	memset(&r, 0, sizeof(r));
-	r.nice = res->cfg.nice;
-	r.write_ns = res->cfg.write_ns;
+	r.dev = dev;
+	r.b = b;
+	r.cancel = b->cancel;
+	r.nice = b->nice;
+	r.write_ns = b->write_ns;
+	rsh_bench_xstats_ids(dev, rsh_ref_clk_names, r.clk_ids, RTE_DIM(r.clk_ids));
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&r.work, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&r.done, NULL);
-	rsh_bench_devstr(&res->cfg, devstr, sizeof(devstr));
-	res->rc = rsh_dev_open(devstr, NULL, &r.dev);
-	if (res->rc < 0) {
-		rsh_app_err("bench %s: %s", devstr, rsh_last_error());
-		goto out;
-	}
-	res->rc = rsh_ref_open(r.dev);
-	if (res->rc == 0)
-		res->rc = rsh_ref_stream(&r, pat, res);
-	else
-		rsh_app_err("bench %s: the emulated rshim did not come back after the reset", devstr);
-	rsh_dev_wr(r.dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
-	res->partial = res->rc == -ECANCELED;
-	if (res->partial && !rsh_bench_cancelled())
-		res->rc = 0;
-	rsh_dev_close(r.dev);
-out:
+	rc = rsh_ref_stream(&r);
 	pthread_cond_destroy(&r.done);
 	pthread_cond_destroy(&r.work);
 	pthread_mutex_destroy(&r.mu);
+	return rc;
+}
+
+/* After the push: boot from eMMC again. */
+void
+rsh_bench_ref_boot_close(struct rsh_dev *dev)
+{
+	rsh_dev_wr(dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_EMMC);
 }
