@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_errline.h"
 #include "rsh_parse.h"
 

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "bench.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 

@@ -18,7 +18,7 @@
 #include <rte_errno.h>
 
 #include "rsh.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_regs.h"
 #include "rsh_test_eal.h"
 

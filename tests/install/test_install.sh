@@ -37,7 +37,7 @@ dyn=$(nm -D --defined-only "$libdir/librshim-pmd.so" 2>/dev/null | awk '{print $
 for s in rsh_dev_open rsh_boot_open rsh_tmfifo_attach rsh_bfb_walk rsh_gen_name; do
 	grep -qx "$s" <<<"$dyn" || fail "librshim-pmd.so does not export $s"
 done
-leaked=$(grep -E '^rsh_(reg_table|regmap_init|reg_decode|sim_|pci_|backend_)' <<<"$dyn" | tr '\n' ' ' || true)
+leaked=$(grep -E '^rsh_(reg_table|regmap_init|reg_decode|sim_|pci_|backend_|bfb_(write|crc32|size|id_from_name)$)' <<<"$dyn" | tr '\n' ' ' || true)
 [ -z "$leaked" ] || fail "librshim-pmd.so exports internals: $leaked"
 # Public headers: exactly these; no register table, backend seam or *_priv.h.
 inc=$root/include/rshim-pmd

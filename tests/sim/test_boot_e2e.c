@@ -19,7 +19,7 @@
 #include <rte_eal.h>
 
 #include "rsh.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 #include "rsh_test_eal.h"
