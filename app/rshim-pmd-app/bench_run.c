@@ -40,7 +40,7 @@ rsh_bench_snap(struct rsh_dev *dev, struct rsh_bench_snap *s)
 	s->nvcsw = (uint64_t)ru.ru_nvcsw;
 	if (dev == NULL)
 		return;
-	rsh_dev_mmio_stats(dev, &m);
+	rsh_dev_get_stats(dev, &m);
 	s->reads = m.reads;
 	s->writes = m.writes;
 	if (rsh_sim_stats_get(dev->be, &ss) == 0)

@@ -191,8 +191,8 @@ rsh_app_ctl_misc_set(struct rsh_json *j, struct rsh_dev *dev, const char *line)
 static int
 rsh_app_ctl_log(struct rsh_app *app, struct rsh_json *j, struct rsh_dev *dev)
 {
-	static struct rsh_log_rec recs[256];
-	int n = rsh_log_read(dev, app->ctl.clear, recs, RTE_DIM(recs));
+	static struct rsh_scratchlog_rec recs[256];
+	int n = rsh_scratchlog_read(dev, app->ctl.clear, recs, RTE_DIM(recs));
 	unsigned int errs = 0;
 
 	if (n < 0)

@@ -80,7 +80,7 @@ rsh_cmd_rw(struct rsh_cmd_tgt *t, uint32_t addr, unsigned int size, bool wr,
 
 		if (wr)
 			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, *v);
-		rc = rsh_reg_req_parse((int)rsh_dev_gen(t->dev), spec, &req);
+		rc = rsh_reg_req_parse(rsh_dev_gen(t->dev), spec, &req);
 	}
 	if (rc == 0)
 		rc = rsh_dev_reg_req(t->dev, &req);

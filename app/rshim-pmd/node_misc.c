@@ -126,14 +126,14 @@ static size_t
 rsh_svc_misc_log(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 {
 	static const char rule[] = "---------------------------------------\n";
-	struct rsh_log_rec *recs = calloc(RSH_SCRATCH_BUF_WORDS, sizeof(*recs));
+	struct rsh_scratchlog_rec *recs = calloc(RSH_SCRATCH_BUF_WORDS, sizeof(*recs));
 	int got, i;
 
 	if (recs == NULL)
 		return n;
 	n = rsh_svc_put(buf, size, n, "%s             Log Messages\n%s", rule, rule);
-	got = rsh_log_read(d->dev, __atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED),
-			   recs, RSH_SCRATCH_BUF_WORDS);
+	got = rsh_scratchlog_read(d->dev, __atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED),
+				  recs, RSH_SCRATCH_BUF_WORDS);
 	if (got < 0)
 		n = rsh_svc_put(buf, size, n, "(log not readable: %s)\n", strerror(-got));
 	for (i = 0; i < got; i++)
@@ -347,7 +347,7 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 
 		if (wr)
 			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, (uint64_t)m.data);
-		rc = rsh_reg_req_parse((int)rsh_dev_gen(d->dev), spec, &req);
+		rc = rsh_reg_req_parse(rsh_dev_gen(d->dev), spec, &req);
 	}
 	if (rc == 0)
 		rc = rsh_dev_reg_req(d->dev, &req);

@@ -94,7 +94,7 @@ rsh_svc_tel_boot(struct rte_tel_data *t, struct rsh_svc_dev *d)
 	struct rsh_mmio_stats mm;
 	struct rsh_boot_stats bs;
 
-	rsh_dev_mmio_stats(d->dev, &mm);
+	rsh_dev_get_stats(d->dev, &mm);
 	pthread_mutex_lock(&d->mu);
 	bs = d->last_boot;
 	if (d->boot != NULL)

@@ -126,7 +126,7 @@ enum rsh_gen rsh_dev_gen(const struct rsh_dev *dev);
 bool rsh_dev_livefish(const struct rsh_dev *dev);
 
 /** Copy of the backend's MMIO counters. */
-void rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
+void rsh_dev_get_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
 
 /**
  * Read / write one register by table name: a command run by the device's
@@ -355,7 +355,7 @@ void rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st);
 int rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats);
 
 /** One decoded record of the rshim scratch log (§5.6). */
-struct rsh_log_rec {
+struct rsh_scratchlog_rec {
 	unsigned int module; /**< 0 MISC, 1 BL1, 2 BL2, 3 BL2R, 4 BL31, 5 UEFI, 6 PSC */
 	unsigned int type;   /**< 1 PANIC, 2 EXCEPTION, 4 MSG */
 	unsigned int level;  /**< 0 INFO, 1 WARN, 2 ERR, 3 ASSERT */
@@ -368,8 +368,8 @@ struct rsh_log_rec {
  * @return number of records filled (≤ max), -ETIMEDOUT semaphore not
  *   acquired in 3 s, -ENODEV/-EIO device gone/unreachable, -EBUSY push running.
  */
-int rsh_log_read(struct rsh_dev *dev, bool clear_on_read,
-		 struct rsh_log_rec *recs, unsigned int max);
+int rsh_scratchlog_read(struct rsh_dev *dev, bool clear_on_read,
+			struct rsh_scratchlog_rec *recs, unsigned int max);
 
 #ifdef __cplusplus
 }

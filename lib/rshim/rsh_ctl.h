@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rsh_reg_ids.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -90,7 +92,7 @@ struct rsh_reg_req {
  * optional width and value. Checks bounds and alignment.
  * @return 0; -EINVAL with a line naming what is wrong.
  */
-int rsh_reg_req_parse(int gen, const char *spec, struct rsh_reg_req *req);
+int rsh_reg_req_parse(enum rsh_gen gen, const char *spec, struct rsh_reg_req *req);
 
 /**
  * Run a parsed request. FIFO data registers are refused where an access
@@ -104,13 +106,13 @@ int rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req);
 /**
  * The address of NVIDIA's register ioctls (RSHIM_IOC_READ/WRITE and their
  * v2 forms, as bf-reg issues them) in the form rsh_reg_req_parse takes,
- * for generation gen (RSH_GEN_*): BF1/BF2 `channel<<16|offset` (the
+ * for generation gen: BF1/BF2 `channel<<16|offset` (the
  * channel's 4 bits), BF3 the global address, a BF3 `channel<<16|offset`
  * decoded through the BF3 channel map first (v2: the channel's full
  * width).
  * @return 0 and *out; -EINVAL a BF3 channel and offset with no register.
  */
-int rsh_reg_ioc_addr(int gen, uint32_t addr, bool v2, uint32_t *out);
+int rsh_reg_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out);
 
 #ifdef __cplusplus
 }

@@ -211,7 +211,7 @@ rsh_dev_livefish(const struct rsh_dev *dev)
 
 /* Snapshot of the MMIO counters (single writer; relaxed loads). */
 void
-rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
+rsh_dev_get_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
 {
 	st->reads = __atomic_load_n(&dev->be->stats.reads, __ATOMIC_RELAXED);
 	st->writes = __atomic_load_n(&dev->be->stats.writes, __ATOMIC_RELAXED);

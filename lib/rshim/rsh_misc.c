@@ -13,7 +13,7 @@
 #include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
-#include "rsh_log_decode.h"
+#include "rsh_scratchlog_decode.h"
 #include "rsh_memacc.h"
 #include "rsh_misc.h"
 #include "rsh_own.h"
@@ -291,13 +291,13 @@ rsh_misc_peer(struct rsh_dev *dev, struct rsh_misc_view *v)
 static int
 rsh_misc_log(struct rsh_dev *dev, bool clear, char *text, size_t len)
 {
-	static __thread struct rsh_log_rec recs[2 * RSH_SCRATCH_BUF_WORDS];
-	int n = rsh_log_read(dev, clear, recs, RTE_DIM(recs));
+	static __thread struct rsh_scratchlog_rec recs[2 * RSH_SCRATCH_BUF_WORDS];
+	int n = rsh_scratchlog_read(dev, clear, recs, RTE_DIM(recs));
 
 	text[0] = '\0';
 	if (n < 0)
 		return n;
-	rsh_log_to_text(recs, (unsigned int)n, text, len);
+	rsh_scratchlog_to_text(recs, (unsigned int)n, text, len);
 	return 0;
 }
 

@@ -57,8 +57,8 @@ rsh_hw_regs(struct rsh_dev *dev)
 static void
 rsh_hw_log(struct rsh_dev *dev)
 {
-	struct rsh_log_rec recs[16];
-	int n = rsh_log_read(dev, false, recs, 16);
+	struct rsh_scratchlog_rec recs[16];
+	int n = rsh_scratchlog_read(dev, false, recs, 16);
 
 	rsh_hw_check(n >= 0, "scratch log read", n < 0 ? rsh_last_error() :
 		     NULL);
