@@ -63,6 +63,7 @@ rsh_cmd_rw(struct rsh_cmd_tgt *t, uint32_t addr, unsigned int size, bool wr,
 	   uint64_t *v)
 {
 	struct rsh_cmd_msg2 m = { .addr = addr, .data = wr ? *v : 0, .size = (uint8_t)size };
+	struct rsh_dev_info inf;
 	struct rsh_reg_req req;
 	char spec[64];
 	uint32_t bar = 0;
@@ -74,13 +75,14 @@ rsh_cmd_rw(struct rsh_cmd_tgt *t, uint32_t addr, unsigned int size, bool wr,
 		*v = wr ? *v : m.data;
 		return 0;
 	}
-	rc = rsh_reg_ioc_addr(rsh_dev_gen(t->dev), addr, true, &bar);
+	rsh_dev_get_info(t->dev, &inf);
+	rc = rsh_reg_ioc_addr(inf.gen, addr, true, &bar);
 	if (rc == 0) {
 		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", bar, size * 8);
 
 		if (wr)
 			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, *v);
-		rc = rsh_reg_req_parse(rsh_dev_gen(t->dev), spec, &req);
+		rc = rsh_reg_req_parse(inf.gen, spec, &req);
 	}
 	if (rc == 0)
 		rc = rsh_dev_reg_req(t->dev, &req);

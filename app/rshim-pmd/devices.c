@@ -378,17 +378,20 @@ static int
 rsh_svc_dev_ends(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	int rc = rsh_svc_cons_open(s, d);
+	struct rsh_dev_info inf;
 
 	if (rc == 0 && !s->no_net && !d->attach_pending)
 		rc = rsh_svc_tap_open(d);
 	if (rc == 0)
 		rc = rsh_svc_nodes_start(s, d);
-	if (rc == 0)
-		RSH_SVC_LOG(NOTICE, d->name, "serving %s (%s) at %s%s%s", d->devstr,
-			    rsh_gen_name(rsh_dev_gen(d->dev)), d->mnt,
-			    d->tap.fd >= 0 ? ", network " : "",
-			    d->tap.fd >= 0 ? d->tap.name : "");
-	return rc;
+	if (rc < 0)
+		return rc;
+	rsh_dev_get_info(d->dev, &inf);
+	RSH_SVC_LOG(NOTICE, d->name, "serving %s (%s) at %s%s%s", d->devstr,
+		    rsh_gen_name(inf.gen), d->mnt,
+		    d->tap.fd >= 0 ? ", network " : "",
+		    d->tap.fd >= 0 ? d->tap.name : "");
+	return 0;
 }
 
 /* The devices to serve: those named with -d (an allow-list, as the rshim

@@ -67,10 +67,13 @@ rsh_svc_misc_reg(struct rsh_svc_dev *d, enum rsh_reg reg, uint64_t *v)
 static size_t
 rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 {
-	enum rsh_gen gen = rsh_dev_gen(d->dev);
+	struct rsh_dev_info inf;
+	enum rsh_gen gen;
 	uint64_t v;
 	int rc;
 
+	rsh_dev_get_info(d->dev, &inf);
+	gen = inf.gen;
 	n = rsh_svc_put(buf, size, n, "%-16s%d (0:basic, 1:advanced, 2:log)\n",
 			"DISPLAY_LEVEL", __atomic_load_n(&d->display_level, __ATOMIC_RELAXED));
 	if (gen == RSH_GEN_BF3) {
@@ -91,7 +94,7 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: reset)\n", "SW_RESET", 0);
 	n = rsh_svc_put(buf, size, n, "%-16s%s%s\n", "DEV_NAME",
 			strncmp(d->devstr, "sim:", 4) == 0 ? "" :
-			rsh_dev_livefish(d->dev) ? "pcie-lf-" : "pcie-", d->devstr);
+			inf.livefish ? "pcie-lf-" : "pcie-", d->devstr);
 	n = rsh_svc_put(buf, size, n, "%-16sBlueField-%d(Rev %u)\n", "DEV_INFO",
 			(int)gen, d->revision);
 	if (gen == RSH_GEN_BF3 && rsh_svc_misc_reg(d, RSH_UPTIME, &v) == 0)
@@ -331,6 +334,7 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 {
 	struct rsh_svc_ioc_msg2 m = { 0 };
 	bool wr = cmd == RSH_SVC_IOC_WRITE || cmd == RSH_SVC_IOC_WRITE2;
+	struct rsh_dev_info inf;
 	struct rsh_reg_req req;
 	char spec[64], action[96];
 	uint32_t addr = 0;
@@ -339,15 +343,16 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 	memcpy(&m, data, in_size);
 	if (in_size == 12)
 		m.data_size = 8;
+	rsh_dev_get_info(d->dev, &inf);
 	rc = m.data_size == 4 || m.data_size == 8 ? 0 : -EINVAL;
 	if (rc == 0)
-		rc = rsh_reg_ioc_addr(rsh_dev_gen(d->dev), m.addr, in_size == 13, &addr);
+		rc = rsh_reg_ioc_addr(inf.gen, m.addr, in_size == 13, &addr);
 	if (rc == 0) {
 		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", addr, m.data_size * 8u);
 
 		if (wr)
 			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, (uint64_t)m.data);
-		rc = rsh_reg_req_parse(rsh_dev_gen(d->dev), spec, &req);
+		rc = rsh_reg_req_parse(inf.gen, spec, &req);
 	}
 	if (rc == 0)
 		rc = rsh_dev_reg_req(d->dev, &req);

@@ -55,6 +55,7 @@ rsh_svc_tel_list(const char *cmd, const char *params, struct rte_tel_data *t)
 static int
 rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 {
+	struct rsh_dev_info inf;
 	struct rsh_svc_dev *d;
 	int rc = -EINVAL;
 	bool pushing;
@@ -62,12 +63,12 @@ rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 	(void)cmd;
 	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	d = rsh_svc_tel_dev(params);
-	if (d != NULL && d->live) {
+	if (d != NULL && d->live && rsh_dev_get_info(d->dev, &inf) == 0) {
 		rte_tel_data_start_dict(t);
 		rte_tel_data_add_dict_string(t, "name", d->name);
 		rte_tel_data_add_dict_string(t, "device", d->devstr);
-		rte_tel_data_add_dict_string(t, "driver", rsh_dev_driver(d->dev));
-		rte_tel_data_add_dict_string(t, "generation", rsh_gen_name(rsh_dev_gen(d->dev)));
+		rte_tel_data_add_dict_string(t, "driver", inf.driver);
+		rte_tel_data_add_dict_string(t, "generation", rsh_gen_name(inf.gen));
 		rte_tel_data_add_dict_string(t, "nodes", d->mnt);
 		rte_tel_data_add_dict_string(t, "console", d->cons.pts);
 		rte_tel_data_add_dict_string(t, "network", d->tap.fd >= 0 ? d->tap.name : "");

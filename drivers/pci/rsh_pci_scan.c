@@ -409,36 +409,47 @@ rsh_pci_lib_quiet(char *msg __rte_unused, ...)
 {
 }
 
-/* "8.0 GT/s PCIe" -> "8.0GT/s" (first word). */
-static void
-rsh_pci_speed(const char *dir, const char *file, char *buf, size_t len)
+/* "8.0 GT/s PCIe" -> 8000 MT/s; 0 when unreadable or "Unknown". */
+static uint32_t
+rsh_pci_speed(const char *dir, const char *file)
 {
-	char s[64], *sp;
+	unsigned int whole = 0, tenth = 0;
+	char s[64];
 
-	if (rsh_pci_read_str(dir, file, s, sizeof(s)) < 0)
-		rsh_pci_fmt(s, sizeof(s), "?");
-	sp = strchr(s, ' ');
-	if (sp != NULL && strncmp(sp, " GT/s", 5) == 0)
-		memmove(sp, sp + 1, strlen(sp));
-	sp = strchr(s, ' ');
-	if (sp != NULL)
-		*sp = '\0';
-	rsh_pci_fmt(buf, len, "%s", s);
+	if (rsh_pci_read_str(dir, file, s, sizeof(s)) < 0 ||
+	    sscanf(s, "%u.%1u", &whole, &tenth) < 1 || whole > 1000)
+		return 0;
+	return whole * 1000u + tenth * 100u;
 }
 
-/* Link "cur/max speed xW" and whether it trained below its maximum. */
-static bool
-rsh_pci_link(const char *dir, char *buf, size_t len)
+/* The link's current and maximum speed and width (zeros: unreadable). */
+static void
+rsh_pci_link(const char *dir, struct rsh_dev_link *l)
 {
-	char cs[32], ms[32];
 	unsigned long cw = 0, mw = 0;
 
-	rsh_pci_speed(dir, "current_link_speed", cs, sizeof(cs));
-	rsh_pci_speed(dir, "max_link_speed", ms, sizeof(ms));
+	l->speed_mts = rsh_pci_speed(dir, "current_link_speed");
+	l->max_speed_mts = rsh_pci_speed(dir, "max_link_speed");
 	rsh_pci_read_ulong(dir, "current_link_width", &cw);
 	rsh_pci_read_ulong(dir, "max_link_width", &mw);
-	rsh_pci_fmt(buf, len, "%s/%s x%lu/x%lu", cs, ms, cw, mw);
-	return strcmp(cs, ms) != 0 || cw < mw;
+	l->width = (uint8_t)RTE_MIN(cw, 255ul);
+	l->max_width = (uint8_t)RTE_MIN(mw, 255ul);
+}
+
+/* IOMMU group number, -1 for none (no IOMMU, or noiommu). */
+static int
+rsh_pci_iommu_group(const char *dir, struct pci_dev *d)
+{
+	const char *s = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
+	char grp[16] = "";
+	char *end;
+	long g;
+
+	/* libpci 3.9 leaves it empty on some trees: the sysfs link first. */
+	if (rsh_pci_link_base(dir, "iommu_group", grp, sizeof(grp)) < 0 && s != NULL)
+		rsh_pci_fmt(grp, sizeof(grp), "%s", s);
+	g = strtol(grp, &end, 10);
+	return end == grp || *end != '\0' || g < 0 || g > INT32_MAX ? -1 : (int)g;
 }
 
 /* Fill one scan entry from libpci and sysfs. */
@@ -446,9 +457,8 @@ static void
 rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
 		  bool lf, struct rsh_dev_info *inf)
 {
-	char dir[PATH_MAX], link[96], drv[64] = "", grp[16] = "none";
+	char dir[PATH_MAX];
 	const char *s;
-	bool slow;
 
 	memset(inf, 0, sizeof(*inf));
 	rsh_pci_fmt(inf->name, sizeof(inf->name), "%04x:%02x:%02x.%u",
@@ -461,21 +471,15 @@ rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
 	if (inf->bar_size == 0)
 		rsh_pci_res0_size(dir, &inf->bar_size);
 	/* Livefish: no usable BAR; served through config space (§1.7). */
+	inf->livefish = lf;
 	inf->supported = lf || inf->bar_size >= rsh_pci_min_bar(gen);
-	/* libpci 3.9 leaves these empty on some trees: sysfs links first. */
+	/* libpci 3.9 leaves the driver empty on some trees: sysfs first. */
 	s = pci_get_string_property(d, PCI_FILL_DRIVER);
-	if (rsh_pci_link_base(dir, "driver", drv, sizeof(drv)) < 0)
-		rsh_pci_fmt(drv, sizeof(drv), "%s", s != NULL ? s : "none");
-	s = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
-	if (rsh_pci_link_base(dir, "iommu_group", grp, sizeof(grp)) < 0 &&
-	    s != NULL)
-		rsh_pci_fmt(grp, sizeof(grp), "%s", s);
-	slow = rsh_pci_link(dir, link, sizeof(link));
-	rsh_pci_fmt(inf->detail, sizeof(inf->detail),
-		 "driver=%s iommu_group=%s numa=%d link=%s%s%s%s", drv, grp,
-		 d->numa_node, link, slow ? " DEGRADED" : "",
-		 lf ? " livefish(config-space gateway)" : "",
-		 !lf && !inf->supported ? " BAR0-too-small" : "");
+	if (rsh_pci_link_base(dir, "driver", inf->kdriver, sizeof(inf->kdriver)) < 0)
+		rsh_pci_fmt(inf->kdriver, sizeof(inf->kdriver), "%s", s != NULL ? s : "");
+	inf->iommu_group = rsh_pci_iommu_group(dir, d);
+	inf->numa_node = d->numa_node;
+	rsh_pci_link(dir, &inf->link);
 }
 
 /* Walk libpci's device list; returns how many rshim functions it saw. */

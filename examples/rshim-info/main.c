@@ -32,13 +32,15 @@ static int
 rsh_info_print_dev(struct rsh_dev *dev)
 {
 	struct rsh_mmio_stats st;
+	struct rsh_dev_info inf;
 	uint64_t v;
 	unsigned int i;
 	int rc;
 
-	printf("device:   %s\n", rsh_dev_name(dev));
-	printf("backend:  %s\n", rsh_dev_driver(dev));
-	printf("model:    %s\n", rsh_gen_name(rsh_dev_gen(dev)));
+	rsh_dev_get_info(dev, &inf);
+	printf("device:   %s\n", inf.name);
+	printf("backend:  %s\n", inf.driver);
+	printf("model:    %s\n", rsh_gen_name(inf.gen));
 	for (i = 0; i < sizeof(rsh_info_regs) / sizeof(rsh_info_regs[0]); i++) {
 		rc = rsh_dev_reg_read(dev, rsh_info_regs[i], &v);
 		if (rc < 0) {

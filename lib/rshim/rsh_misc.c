@@ -325,7 +325,7 @@ rsh_misc_read(struct rsh_dev *dev, char *buf, size_t len)
 	/* NVIDIA's rshim names PCIe devices "pcie-<domain:bus:dev.fn>", a
 	 * livefish function "pcie-lf-<domain:bus:dev.fn>". */
 	snprintf(name, sizeof(name), "%s%s",
-		 strcmp(rsh_dev_driver(dev), "pci") != 0 ? "" :
+		 strcmp(rsh_dev_drv_name(dev), "pci") != 0 ? "" :
 		 dev->be->livefish ? "pcie-lf-" : "pcie-", dev->name);
 	v.dev_name = name;
 	if (!v.drop) {

@@ -176,7 +176,7 @@ rsh_req_guard(struct rsh_dev *dev, const struct rsh_reg_req *req)
 	}
 	if (req->write && req->size == 4 && dev->be->ops->write32 == NULL) {
 		rsh_err_set("%s: 32-bit writes are not supported by the %s backend; use .64",
-			    dev->name, rsh_dev_driver(dev));
+			    dev->name, rsh_dev_drv_name(dev));
 		return -ENOTSUP;
 	}
 	return 0;

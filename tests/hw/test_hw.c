@@ -151,6 +151,7 @@ main(int argc, char **argv)
 	struct rsh_open_opts opts = { .mapping =
 				      getenv("RSHIM_PMD_TEST_MAPPING") };
 	struct rsh_dev *dev = NULL;
+	struct rsh_dev_info inf;
 	const char *push = getenv("RSHIM_PMD_TEST_PUSH");
 	const char *con = getenv("RSHIM_PMD_TEST_CONSOLE");
 
@@ -170,8 +171,8 @@ main(int argc, char **argv)
 		printf("FAIL: open %s: %s\n", bdf, rsh_last_error());
 		return 1;
 	}
-	printf("device %s (%s)\n", rsh_dev_name(dev),
-	       rsh_gen_name(rsh_dev_gen(dev)));
+	rsh_dev_get_info(dev, &inf);
+	printf("device %s (%s)\n", inf.name, rsh_gen_name(inf.gen));
 	rsh_hw_regs(dev);
 	rsh_hw_log(dev);
 	if (con == NULL || strcmp(con, "0") != 0)

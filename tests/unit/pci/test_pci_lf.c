@@ -398,13 +398,16 @@ static void
 test_lf_policy(void **state)
 {
 	struct rsh_open_opts o = { .livefish_drop = true };
+	struct rsh_dev_info inf;
 	struct rsh_own_info oi;
 	struct rsh_dev *dev;
 	uint64_t v;
 
 	(void)state;
 	assert_int_equal(rsh_dev_open("sim:bf2,livefish=1", &o, &dev), 0);
-	assert_true(rsh_dev_livefish(dev));
+	assert_int_equal(rsh_dev_get_info(dev, &inf), 0);
+	assert_true(inf.livefish);
+	assert_int_equal(inf.gen, RSH_GEN_BF2);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.dropped);
 	assert_int_equal(rsh_misc_write(dev, "FORCE_CMD 1"), 0);
@@ -416,7 +419,8 @@ test_lf_policy(void **state)
 	assert_int_equal(rsh_dev_open("sim:bf2", &o, &dev), 0);
 	rsh_dev_own_info(dev, &oi);
 	assert_false(oi.dropped);
-	assert_false(rsh_dev_livefish(dev));
+	assert_int_equal(rsh_dev_get_info(dev, &inf), 0);
+	assert_false(inf.livefish);
 	rsh_dev_close(dev);
 	assert_int_equal(rsh_dev_open("sim:bf3,livefish=1,lock=1", NULL, &dev), 0);
 	rsh_dev_own_info(dev, &oi);
