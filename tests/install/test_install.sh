@@ -34,7 +34,8 @@ for f in librshim-pmd.so librshim-pmd.a; do
 done
 # The shared library exports the public API and nothing of the internals.
 dyn=$(nm -D --defined-only "$libdir/librshim-pmd.so" 2>/dev/null | awk '{print $3}' | sed 's/@.*//')
-for s in rsh_dev_open rsh_boot_open rsh_tmfifo_attach rsh_bfb_walk rsh_gen_name; do
+for s in rsh_dev_open rsh_dev_get_info rsh_boot_open rsh_tmfifo_attach rsh_tmfifo_ctrl_send \
+	rsh_scratchlog_read rsh_bfb_walk rsh_gen_name; do
 	grep -qx "$s" <<<"$dyn" || fail "librshim-pmd.so does not export $s"
 done
 leaked=$(grep -E '^rsh_(reg_table|regmap_init|reg_decode|sim_|pci_|backend_|bfb_(write|crc32|size|id_from_name)$)' <<<"$dyn" | tr '\n' ' ' || true)
