@@ -49,7 +49,7 @@ rsh_pci_id_gen(uint16_t device_id, bool *livefish)
 uint64_t
 rsh_pci_min_bar(enum rsh_gen gen)
 {
-	return gen == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 : RSH_BAR0_SIZE_BF12;
+	return rsh_backend_bar_size(gen == RSH_GEN_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2);
 }
 
 /* ops: one register read. */
@@ -195,7 +195,7 @@ rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
 	}
 	/* Forced: guess the generation from the BAR size, §1.2. */
 	rsh_pci_res0_size(pd->dir, &sz);
-	pd->be.gen = sz >= RSH_BAR0_SIZE_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2;
+	pd->be.gen = sz >= rsh_backend_bar_size(RSH_GEN_BF3) ? RSH_GEN_BF3 : RSH_GEN_BF2;
 	RSH_DEV_LOG(WARNING, &pd->be, "--force-id: IDs %04lx:%04lx treated "
 		    "as %s", ven, dev, rsh_gen_name(pd->be.gen));
 	return 0;
@@ -241,7 +241,6 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 		struct rsh_pci_dev **out)
 {
 	struct rsh_pci_dev *pd;
-	struct rsh_regmap map;
 	struct stat st;
 	uint64_t sz = 0;
 	int rc;
@@ -275,8 +274,8 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 		if (rc < 0)
 			goto err;
 	}
-	if (rsh_regmap_init(&map, pd->be.gen) == 0)
-		pd->drain_off = map.off[RSH_FABRIC_DIM];
+	if (rsh_backend_reg_off(pd->be.gen, RSH_FABRIC_DIM, &pd->drain_off) < 0)
+		pd->drain_off = 0;
 	if (rsh_pci_link_base(pd->dir, "driver", pd->kdrv,
 			      sizeof(pd->kdrv)) < 0)
 		pd->kdrv[0] = '\0';
