@@ -19,6 +19,9 @@
 #include "rsh_backend.h"
 #include "rsh_pci_ids.h"
 
+/* The PCI backend's logtype, pmd.rshim.vfio (rsh_pci_scan.c). */
+extern int rsh_logtype_vfio;
+
 #define RSH_PCI_VENDOR RSH_PCI_VENDOR_ID /* §1.1, rsh_pci_ids.h */
 #define RSH_PCI_BDF_LEN 13          /* "dddd:bb:dd.f" + NUL */
 #define RSH_PCI_CMD_OFF 0x04        /* PCI_COMMAND, §1.8 */

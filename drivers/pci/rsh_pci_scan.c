@@ -563,3 +563,4 @@ static struct rsh_backend_driver rsh_pci_driver = {
 };
 
 RSH_BACKEND_REGISTER(rsh_pci_driver);
+RTE_LOG_REGISTER(rsh_logtype_vfio, pmd.rshim.vfio, NOTICE);

@@ -118,6 +118,9 @@ struct rsh_backend {
 /* A backend driver: matches device strings and probes devices. */
 struct rsh_backend_driver {
 	const char *name; /* "sim", "pci" */
+	/* A software device (the emulator): rsh_dev_scan() lists this
+	 * driver's devices only when asked to include emulated ones. */
+	bool emulated;
 	/* 1 when this driver handles the device string. */
 	int (*match)(const char *devstr);
 	/*
