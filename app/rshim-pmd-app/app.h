@@ -82,6 +82,9 @@ struct rsh_app {
 	double log_wait_s;
 	bool no_log;
 	struct rsh_open_opts open;
+	/* --mapping, --force-id: devargs added to a PCI device string */
+	const char *mapping;
+	bool force_id;
 	struct rsh_poll_opts poll;
 	struct rsh_boot_opts boot;
 	uint64_t bench_max_bytes;
@@ -136,6 +139,9 @@ void rsh_app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Map a negative errno from the library to an exit code. */
 int rsh_app_exit_code(int rc);
+/* rsh_dev_open() of devstr with the PCI options as devargs (main.c). */
+int rsh_app_dev_open(const struct rsh_app *app, const char *devstr,
+		     struct rsh_dev **dev);
 
 /* Validate a boot file before EAL starts; returns an exit code. */
 int rsh_app_boot_precheck(struct rsh_app *app);

@@ -45,7 +45,7 @@ rsh_doc_dev_open(struct rsh_doc *d)
 	struct rsh_tmfifo_opts to;
 	int rc;
 
-	rc = rsh_dev_open(d->target, &d->app->open, &d->dev);
+	rc = rsh_app_dev_open(d->app, d->target, &d->dev);
 	if (rc < 0)
 		return rc;
 	rsh_tmfifo_opts_default(&to);

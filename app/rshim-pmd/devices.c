@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rsh_devstr.h"
 #include "rsh_svc_lock.h"
 #include "svc.h"
 
@@ -243,6 +244,7 @@ static int
 rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 {
 	struct rsh_open_opts o = s->open;
+	char devstr[RSH_DEVSTR_MAX];
 	int rc;
 
 	o.drop = s->conf.drop_mode == 1;
@@ -251,17 +253,21 @@ rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 	 * daemon keeps it (hardware-notes §6.4); the core's log line says
 	 * how to activate it (DROP_MODE 0, FORCE_CMD 1). */
 	o.livefish_drop = s->conf.drop_mode < 0;
+	if (rsh_devstr_pci(devstr, sizeof(devstr), d->devstr, s->pci_mapping, false) < 0) {
+		RSH_SVC_LOG(ERR, d->name, "%s: device string too long", d->devstr);
+		return -ENAMETOOLONG;
+	}
 	rsh_svc_link_check(s, d);
 	RSH_SVC_LOG(INFO, d->name, "opening %s (%s%s)", d->devstr,
 		    o.drop ? "DROP_MODE 1" : "ownership check",
 		    o.force_own && !o.drop ? ", with a takeover request" : "");
-	rc = rsh_dev_open(d->devstr, &o, &d->dev);
+	rc = rsh_dev_open(devstr, &o, &d->dev);
 	if (rc == -EBUSY && !o.drop) {
 		RSH_SVC_LOG(NOTICE, d->name, "%s; served in drop mode: misc FORCE_CMD 1 takes it over, and rshim-pmd takes it once it is released",
 			    rsh_last_error());
 		o.drop = true;
 		o.force_own = false;
-		rc = rsh_dev_open(d->devstr, &o, &d->dev);
+		rc = rsh_dev_open(devstr, &o, &d->dev);
 		d->own_wait = rc == 0;
 	}
 	if (rc < 0) {

@@ -4,9 +4,9 @@
  * ioctls of /dev/rshimN/rshim (§5.3), on the library's control API
  * (rsh_misc_read/write, rsh_reg_req_parse/rsh_dev_reg_req, and
  * rsh_reg_ioc_addr for the channel<<16|offset form of a BlueField-3
- * address). The in-tree rsh_regs.h still gives the field constants
- * misc renders from while a push owns the device (BOOT_CONTROL's mode,
- * the uptime clock, the scratch log's size).
+ * address). The control API also gives the field constants misc
+ * renders from while a push owns the device (BOOT_CONTROL's mode, the
+ * uptime clock, the scratch log's size), so no register table is needed.
  *
  * The service mirrors DISPLAY_LEVEL, BOOT_TIMEOUT, CLEAR_ON_READ and
  * BOOT_RESET_SKIP: BOOT_TIMEOUT is the stall deadline of its pushes, and
@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsh_regs.h"
 #include "svc.h"
 
 /* Register ioctls (§5.3): v1 12 bytes, v2 13 bytes with a size byte. */
@@ -85,7 +84,7 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	}
 	rc = rsh_svc_misc_reg(d, RSH_BOOT_CONTROL, &v);
 	n = rsh_svc_put(buf, size, n, "%-16s%" PRIu64 " (0:rshim, 1:emmc, 2:emmc-boot-swap)\n",
-			"BOOT_MODE", (uint64_t)(v & RSH_BOOT_CONTROL__MODE_MASK));
+			"BOOT_MODE", (uint64_t)(v & RSH_CTL_BOOT_MODE_MASK));
 	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "BOOT_TIMEOUT",
 			__atomic_load_n(&d->boot_timeout_s, __ATOMIC_RELAXED));
 	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "USB_TIMEOUT", d->svc->conf.usb_timeout_s);
@@ -99,7 +98,7 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 			(int)gen, d->revision);
 	if (gen == RSH_GEN_BF3 && rsh_svc_misc_reg(d, RSH_UPTIME, &v) == 0)
 		n = rsh_svc_put(buf, size, n, "%-16s%" PRIu64 "(s)\n", "UP_TIME",
-				(uint64_t)(v / RSH_UPTIME_HZ_BF3));
+				(uint64_t)(v / RSH_CTL_BF3_UPTIME_HZ));
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: send Force command)\n", "FORCE_CMD", 0);
 	return n;
 }
@@ -129,14 +128,14 @@ static size_t
 rsh_svc_misc_log(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 {
 	static const char rule[] = "---------------------------------------\n";
-	struct rsh_scratchlog_rec *recs = calloc(RSH_SCRATCH_BUF_WORDS, sizeof(*recs));
+	struct rsh_scratchlog_rec *recs = calloc(RSH_CTL_LOG_RECS_MAX, sizeof(*recs));
 	int got, i;
 
 	if (recs == NULL)
 		return n;
 	n = rsh_svc_put(buf, size, n, "%s             Log Messages\n%s", rule, rule);
 	got = rsh_scratchlog_read(d->dev, __atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED),
-				  recs, RSH_SCRATCH_BUF_WORDS);
+				  recs, RSH_CTL_LOG_RECS_MAX);
 	if (got < 0)
 		n = rsh_svc_put(buf, size, n, "(log not readable: %s)\n", strerror(-got));
 	for (i = 0; i < got; i++)

@@ -198,6 +198,9 @@ struct rsh_svc {
 	struct rsh_poller *poller;
 	struct rsh_poll_opts poll;
 	struct rsh_open_opts open;
+	/* PCIE_HAS_VFIO/PCIE_HAS_UIO as the PCI backend's mapping= devarg
+	 * (NULL: VFIO, then UIO, then direct) */
+	const char *pci_mapping;
 	/* relay thread */
 	pthread_t relay;
 	bool relay_started;

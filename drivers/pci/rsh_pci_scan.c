@@ -49,7 +49,7 @@ rsh_pci_id_gen(uint16_t device_id, bool *livefish)
 uint64_t
 rsh_pci_min_bar(enum rsh_gen gen)
 {
-	return gen == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 : RSH_BAR0_SIZE_BF12;
+	return rsh_backend_bar_size(gen == RSH_GEN_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2);
 }
 
 /* ops: one register read. */
@@ -156,18 +156,19 @@ static const struct rsh_backend_ops rsh_pci_ops = {
 
 static struct rsh_backend_driver rsh_pci_driver;
 
-/* match: any PCI address form. */
+/* match: any PCI address form, with or without devargs (they are
+ * checked by probe and host_key, which can name a bad one). */
 static int
 rsh_pci_match(const char *devstr)
 {
 	char bdf[RSH_PCI_BDF_LEN];
 
-	return rsh_pci_addr_parse(devstr, bdf) == 0;
+	return rsh_pci_devstr_addr(devstr, bdf) == 0;
 }
 
-/* Check vendor/device (§1.1) and fill gen; --force-id accepts others. */
+/* Check vendor/device (§1.1) and fill gen; force-id=1 accepts others. */
 static int
-rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
+rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_pci_args *args)
 {
 	unsigned long ven = 0, dev = 0;
 	uint64_t sz = 0;
@@ -186,17 +187,17 @@ rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
 	pd->livefish = pd->be.gen != RSH_GEN_NONE && lf;
 	if (pd->be.gen != RSH_GEN_NONE)
 		return 0;
-	if (opts == NULL || !opts->force_id) {
+	if (!args->force_id) {
 		rsh_err_set("%s: not an rshim function (vendor 0x%04lx device "
 			    "0x%04lx); pick the BlueField rshim function "
-			    "(rshim-pmd-app --list) or use --force-id to "
-			    "override", pd->be.name, ven, dev);
+			    "(rshim-pmd-app --list) or add force-id=1 "
+			    "(rshim-pmd-app --force-id) to override", pd->be.name, ven, dev);
 		return -ENODEV;
 	}
 	/* Forced: guess the generation from the BAR size, §1.2. */
 	rsh_pci_res0_size(pd->dir, &sz);
-	pd->be.gen = sz >= RSH_BAR0_SIZE_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2;
-	RSH_DEV_LOG(WARNING, &pd->be, "--force-id: IDs %04lx:%04lx treated "
+	pd->be.gen = sz >= rsh_backend_bar_size(RSH_GEN_BF3) ? RSH_GEN_BF3 : RSH_GEN_BF2;
+	RSH_DEV_LOG(WARNING, &pd->be, "force-id: IDs %04lx:%04lx treated "
 		    "as %s", ven, dev, rsh_gen_name(pd->be.gen));
 	return 0;
 }
@@ -238,10 +239,9 @@ rsh_pci_check_bar(struct rsh_pci_dev *pd, uint64_t size)
 /* Create the device object and run the identity checks. */
 static int
 rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
-		struct rsh_pci_dev **out)
+		const struct rsh_pci_args *args, struct rsh_pci_dev **out)
 {
 	struct rsh_pci_dev *pd;
-	struct rsh_regmap map;
 	struct stat st;
 	uint64_t sz = 0;
 	int rc;
@@ -265,7 +265,7 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 			    pd->root);
 		goto err;
 	}
-	rc = rsh_pci_check_id(pd, opts);
+	rc = rsh_pci_check_id(pd, args);
 	if (rc < 0)
 		goto err;
 	rsh_pci_read_rev(pd);
@@ -275,8 +275,8 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 		if (rc < 0)
 			goto err;
 	}
-	if (rsh_regmap_init(&map, pd->be.gen) == 0)
-		pd->drain_off = map.off[RSH_FABRIC_DIM];
+	if (rsh_backend_reg_off(pd->be.gen, RSH_FABRIC_DIM, &pd->drain_off) < 0)
+		pd->drain_off = 0;
 	if (rsh_pci_link_base(pd->dir, "driver", pd->kdrv,
 			      sizeof(pd->kdrv)) < 0)
 		pd->kdrv[0] = '\0';
@@ -307,16 +307,17 @@ rsh_pci_foreign_driver(struct rsh_pci_dev *pd)
 	return true;
 }
 
-/* Map with the forced mode, or VFIO -> UIO -> direct (§2.6). The first
- * failure's message is kept: it names the fix for the preferred mode. */
+/* Map with the forced mode (mapping >= 0), or VFIO -> UIO -> direct
+ * (§2.6). The first failure's message is kept: it names the fix for the
+ * preferred mode. */
 static int
-rsh_pci_map_any(struct rsh_pci_dev *pd, const char *mapping)
+rsh_pci_map_any(struct rsh_pci_dev *pd, int mapping)
 {
 	char first[256] = "";
 	int i, rc, rc0 = 0;
 
 	for (i = 0; i < RSH_PCI_MAP_COUNT; i++) {
-		if (mapping != NULL && strcmp(mapping, rsh_pci_map_names[i]))
+		if (mapping >= 0 && mapping != i)
 			continue;
 		pd->mapping = i;
 		rc = rsh_pci_map_fn[i](pd);
@@ -334,11 +335,6 @@ rsh_pci_map_any(struct rsh_pci_dev *pd, const char *mapping)
 		RSH_DEV_LOG(DEBUG, &pd->be, "%s: %s", rsh_pci_map_names[i],
 			    rsh_last_error());
 	}
-	if (rc0 == 0) {
-		rsh_err_set("%s: unknown mapping '%s'; use vfio, uio or "
-			    "direct", pd->be.name, mapping);
-		return -EINVAL;
-	}
 	rsh_err_set("%s", first);
 	return rc0;
 }
@@ -349,21 +345,25 @@ rsh_pci_probe(const char *devstr, const struct rsh_open_opts *opts,
 	      struct rsh_backend **out)
 {
 	char bdf[RSH_PCI_BDF_LEN];
+	struct rsh_pci_args args;
 	struct rsh_pci_dev *pd;
 	int rc;
 
-	if (rsh_pci_addr_parse(devstr, bdf) < 0) {
+	if (rsh_pci_devstr_addr(devstr, bdf) < 0) {
 		rsh_err_set("%s: not a PCI address; use 0000:03:00.2, 03:00.2 "
 			    "or pcie-0000:03:00.2", devstr ? devstr : "(null)");
 		return -EINVAL;
 	}
-	rc = rsh_pci_dev_new(bdf, opts, &pd);
+	rc = rsh_pci_args_parse(devstr, &args);
+	if (rc < 0)
+		return rc;
+	rc = rsh_pci_dev_new(bdf, opts, &args, &pd);
 	if (rc < 0)
 		return rc;
 	rc = -EBUSY;
 	if (rsh_pci_foreign_driver(pd))
 		goto err;
-	rc = rsh_pci_map_any(pd, opts != NULL ? opts->mapping : NULL);
+	rc = rsh_pci_map_any(pd, args.mapping);
 	if (rc < 0)
 		goto err;
 	pd->be.bar_size = pd->bar_len;
@@ -545,13 +545,16 @@ rsh_pci_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 }
 
 /* host_key: a PCI function is one device for the whole host; its key is
- * the canonical address, so "03:00.2" and "pcie-0000:03:00.2" meet. */
+ * the canonical address without devargs, so "03:00.2" and
+ * "pcie-0000:03:00.2,mapping=uio" meet. */
 static int
 rsh_pci_host_key(const char *devstr, char *key, size_t len)
 {
 	char bdf[RSH_PCI_BDF_LEN];
+	struct rsh_pci_args args;
 
-	if (rsh_pci_addr_parse(devstr, bdf) < 0)
+	if (rsh_pci_devstr_addr(devstr, bdf) < 0 ||
+	    rsh_pci_args_parse(devstr, &args) < 0)
 		return -EINVAL;
 	if ((size_t)snprintf(key, len, "%s", bdf) >= len)
 		return -ENAMETOOLONG;
@@ -568,3 +571,4 @@ static struct rsh_backend_driver rsh_pci_driver = {
 };
 
 RSH_BACKEND_REGISTER(rsh_pci_driver);
+RTE_LOG_REGISTER(rsh_logtype_vfio, pmd.rshim.vfio, NOTICE);

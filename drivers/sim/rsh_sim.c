@@ -742,6 +742,7 @@ rsh_sim_host_key(const char *devstr, char *key, size_t len)
 
 static struct rsh_backend_driver rsh_sim_drv = {
 	.name = "sim",
+	.emulated = true,
 	.match = rsh_sim_match,
 	.probe = rsh_sim_probe,
 	.scan = rsh_sim_scan,

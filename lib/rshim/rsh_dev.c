@@ -327,7 +327,7 @@ rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
 	TAILQ_FOREACH(drv, &rsh_drivers, next) {
 		if (drv->scan == NULL)
 			continue;
-		if (!include_sim && strcmp(drv->name, "sim") == 0)
+		if (!include_sim && drv->emulated)
 			continue;
 		n = drv->scan(opts ? opts : &no_opts,
 			      total < max ? info + total : NULL,

@@ -148,8 +148,9 @@ int
 main(int argc, char **argv)
 {
 	const char *bdf = getenv("RSHIM_PMD_TEST_BDF");
-	struct rsh_open_opts opts = { .mapping =
-				      getenv("RSHIM_PMD_TEST_MAPPING") };
+	const char *map = getenv("RSHIM_PMD_TEST_MAPPING");
+	struct rsh_open_opts opts = { 0 };
+	char devstr[128];
 	struct rsh_dev *dev = NULL;
 	struct rsh_dev_info inf;
 	const char *push = getenv("RSHIM_PMD_TEST_PUSH");
@@ -167,7 +168,10 @@ main(int argc, char **argv)
 		printf("FAIL: EAL init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	if (rsh_dev_open(bdf, &opts, &dev) < 0) {
+	/* The mapping is a devarg of the device string. */
+	snprintf(devstr, sizeof(devstr), "%s%s%s", bdf, map != NULL ? ",mapping=" : "",
+		 map != NULL ? map : "");
+	if (rsh_dev_open(devstr, &opts, &dev) < 0) {
 		printf("FAIL: open %s: %s\n", bdf, rsh_last_error());
 		return 1;
 	}

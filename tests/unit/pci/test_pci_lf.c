@@ -328,7 +328,7 @@ test_lf_pci_direct(void **state)
 				  .device = 0x021c, .revision = 1,
 				  .bar_size = 0, .group = -1 };
 	const struct rsh_backend_driver *pci = rsh_backend_find("pci");
-	struct rsh_open_opts o = { .mapping = "direct" };
+	struct rsh_open_opts o = { 0 };
 	struct rsh_backend *be;
 	char root[PATH_MAX];
 	uint32_t v = 0;
@@ -339,7 +339,7 @@ test_lf_pci_direct(void **state)
 	assert_int_equal(rsh_fake_fn_add(root, &fn), 0);
 	o.sysfs_root = root;
 	fds = rsh_fake_open_fds();
-	assert_int_equal(pci->probe("05:00.0", &o, &be), 0);
+	assert_int_equal(pci->probe("05:00.0,mapping=direct", &o, &be), 0);
 	assert_true(be->cfg_only);
 	assert_int_equal(be->gen, RSH_GEN_BF3);
 	assert_int_equal(be->ops->cfg_write(be, RSH_LF_CFG_DATA, 0xA5A55A5A), 0);

@@ -46,6 +46,18 @@ int rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force);
 /** Size of a buffer that holds any misc text (NVIDIA's rshim uses 4069 bytes). */
 #define RSH_MISC_TEXT_MAX 8192u
 
+/*
+ * Register fields misc shows, for a caller that renders the misc keys
+ * itself while a boot push owns the device (rsh_dev_reg_read() still
+ * answers then; rsh_misc_read() does not).
+ */
+/** BOOT_MODE: the mode field of RSH_BOOT_CONTROL (0 rshim, 1 eMMC, 3 eMMC legacy). */
+#define RSH_CTL_BOOT_MODE_MASK 0x3ull
+/** UP_TIME: BlueField-3's RSH_UPTIME counts at this rate, Hz. */
+#define RSH_CTL_BF3_UPTIME_HZ 200000000ull
+/** The most records the scratch log holds (rsh_log_read()'s useful max). */
+#define RSH_CTL_LOG_RECS_MAX 128u
+
 /**
  * The misc text, as `cat /dev/rshimN/misc` shows it (§5.4): one
  * `KEY<padded to 16>value (legend)` line per key at the device's

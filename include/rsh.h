@@ -37,12 +37,12 @@ struct rsh_mmio_stats {
 
 /** Options for opening (and scanning for) devices. */
 struct rsh_open_opts {
-	/** Stands for /sys (tests, containers); NULL = "/sys". */
+	/**
+	 * The host's sysfs root, for open and scan (tests, containers);
+	 * NULL = "/sys". The PCI backend's own options are devargs of the
+	 * device string: "0000:03:00.2,mapping=vfio|uio|direct,force-id=1".
+	 */
 	const char *sysfs_root;
-	/** Accept a PCI function whose IDs are not an rshim function. */
-	bool force_id;
-	/** "vfio", "uio", "direct" or NULL for the fallback order. */
-	const char *mapping;
 	/** Another driver owns the device: ask it to hand over (OSP_REQ). */
 	bool force_own;
 	/** Open in drop mode: no register access until rsh_dev_drop(false). */
