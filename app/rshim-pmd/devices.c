@@ -328,6 +328,7 @@ rsh_svc_publish(struct rsh_svc *s, struct rsh_svc_dev *d, bool live)
 {
 	pthread_mutex_lock(&s->relay_mu);
 	d->live = live;
+	rsh_svc_relay_attach(s, d, live);
 	pthread_mutex_unlock(&s->relay_mu);
 	if (live)
 		rsh_svc_relay_kick(s);

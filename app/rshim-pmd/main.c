@@ -477,6 +477,8 @@ rsh_svc_run(struct rsh_svc *s, const sigset_t *set)
 	s->poll.rt_cap_pct = s->conf.rt_cap_pct;
 	if (rsh_svc_telemetry_register(s) < 0)
 		RSH_SVC_LOG(WARNING, "-", "telemetry commands not registered");
+	if (rsh_svc_relay_init(s) < 0)
+		return RSH_SVC_EXIT_FAIL;
 	n = rsh_svc_sync_devices(s);
 	if (n < 0)
 		return RSH_SVC_EXIT_FAIL;
@@ -534,7 +536,7 @@ main(int argc, char **argv)
 		.file_prefix = "rshim-pmd",
 		.log_level = 3,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
-		.relay_wake = -1,
+		.pump.wake_fd = -1,
 	};
 	bool conf_given, nvidia = false;
 	sigset_t set;

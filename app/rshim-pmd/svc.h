@@ -26,6 +26,7 @@
 
 #include "rsh.h"
 #include "rsh_mono.h"
+#include "rsh_pump.h"
 #include "rsh_tap.h"
 
 #define RSH_SVC_MAX_DEVS 16
@@ -93,10 +94,10 @@ struct rsh_svc_cons {
 	size_t head, len;
 	uint8_t replay[RSH_SVC_CONS_BUF]; /* shown since the open (grace) */
 	size_t replay_len, replay_pos;
-	uint8_t tx[4096];          /* PTY → DPU bytes the channel has not taken */
-	size_t tx_len;
+	struct rsh_pump_ep ep;     /* the PTY as the pump's endpoint: PTY → DPU
+				    * bytes not taken yet, to_dpu/from_dpu */
 	bool unsafe;               /* DPU output shown since the last read */
-	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
+	uint64_t dropped;          /* relay thread writes */
 	uint64_t raw_restored, echo_dropped, replays;
 };
 
@@ -165,6 +166,7 @@ struct rsh_svc_dev {
 	/* relay thread */
 	struct rsh_svc_cons cons;
 	struct rsh_tap tap;        /* tmfifo_netN (app/common/rsh_tap.h) */
+	struct rsh_pump_ep tap_ep; /* the TAP as the pump's endpoint */
 };
 
 /* The service. */
@@ -202,7 +204,8 @@ struct rsh_svc {
 	pthread_t relay;
 	bool relay_started;
 	int relay_run;             /* 1 run, 0 stop (atomic) */
-	int relay_wake;            /* eventfd: wake the relay thread, -1 none */
+	struct rsh_pump pump;      /* its loop; endpoints added and removed
+				    * under relay_mu (wake_fd: -1 none) */
 	uint64_t relay_wakeups;    /* ppoll returns (atomic) */
 	uint64_t relay_timeouts;   /* of which timeouts (atomic) */
 	/* The wake-ups by reason (atomic): a descriptor was ready, the
@@ -310,16 +313,16 @@ size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
 /* console.c: the console PTY (relay thread; target: FUSE threads). */
 int rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d);
 void rsh_svc_cons_close(struct rsh_svc_dev *d);
-unsigned int rsh_svc_cons_from_dpu(struct rsh_svc_dev *d);
-unsigned int rsh_svc_cons_to_dpu(struct rsh_svc_dev *d);
-/* The PTY has bytes to show and a client to show them to. */
-bool rsh_svc_cons_want_out(struct rsh_svc_dev *d);
 void rsh_svc_cons_target(struct rsh_svc_dev *d, char *out, size_t len);
 
 /* relay.c: the relay thread, TAPs. */
 int rsh_svc_tap_open(struct rsh_svc_dev *d);
 void rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up);
 void rsh_svc_tap_close(struct rsh_svc_dev *d);
+int rsh_svc_relay_init(struct rsh_svc *s);
+/* A device published (live) or hidden: its endpoints join or leave the
+ * relay's pump (relay_mu held). */
+void rsh_svc_relay_attach(struct rsh_svc *s, struct rsh_svc_dev *d, bool live);
 int rsh_svc_relay_start(struct rsh_svc *s);
 void rsh_svc_relay_stop(struct rsh_svc *s);
 void rsh_svc_relay_kick(struct rsh_svc *s);

@@ -141,7 +141,7 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 #undef RSH_SVC_TEL_U64
 	}
 	rte_tel_data_add_dict_u64(t, "console_dropped_unread", d->cons.dropped);
-	rte_tel_data_add_dict_u64(t, "console_to_dpu", d->cons.to_dpu);
+	rte_tel_data_add_dict_u64(t, "console_to_dpu", d->cons.ep.to_dpu);
 	rte_tel_data_add_dict_u64(t, "console_raw_restored", d->cons.raw_restored);
 	rte_tel_data_add_dict_u64(t, "console_echo_dropped", d->cons.echo_dropped);
 	rte_tel_data_add_dict_u64(t, "console_replays", d->cons.replays);
