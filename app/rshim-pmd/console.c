@@ -49,7 +49,7 @@ static const struct rsh_pump_cons_ops rsh_svc_cons_ops;
 
 /* Open the device's PTY (packet mode), set the slave raw, watch it. */
 int
-rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_cons_open(struct rshd *s, struct rsh_svc_dev *d)
 {
 	gid_t gid = __atomic_load_n(&s->group_gid, __ATOMIC_RELAXED);
 	struct rsh_svc_cons *c = &d->cons;

@@ -146,7 +146,7 @@ rsh_svc_tap_close(struct rsh_svc_dev *d)
  * (which idles while the device has none).
  */
 void
-rsh_svc_relay_attach(struct rsh_svc *s, struct rsh_svc_dev *d, bool live)
+rsh_svc_relay_attach(struct rshd *s, struct rsh_svc_dev *d, bool live)
 {
 	rsh_pump_remove(&s->pump, &d->cons.ep);
 	rsh_pump_remove(&s->pump, &d->tap_ep);
@@ -160,7 +160,7 @@ rsh_svc_relay_attach(struct rsh_svc *s, struct rsh_svc_dev *d, bool live)
 
 /* Count one ppoll return (n) by its reason. */
 static void
-rsh_svc_relay_count(struct rsh_svc *s, int n, bool retry)
+rsh_svc_relay_count(struct rshd *s, int n, bool retry)
 {
 	__atomic_fetch_add(&s->relay_wakeups, 1, __ATOMIC_RELAXED);
 	if (n > 0) {
@@ -182,7 +182,7 @@ rsh_svc_relay_count(struct rsh_svc *s, int n, bool retry)
 static void *
 rsh_svc_relay_thread(void *arg)
 {
-	struct rsh_svc *s = arg;
+	struct rshd *s = arg;
 	unsigned int work;
 	bool sleep;
 	int n;
@@ -202,7 +202,7 @@ rsh_svc_relay_thread(void *arg)
 
 /* Wake the relay thread (table changed, device back, stop). */
 void
-rsh_svc_relay_kick(struct rsh_svc *s)
+rsh_svc_relay_kick(struct rshd *s)
 {
 	if (s->pump.wake_fd >= 0)
 		rsh_pump_kick(&s->pump);
@@ -210,7 +210,7 @@ rsh_svc_relay_kick(struct rsh_svc *s)
 
 /* The relay's pump, before any device is published; 0 or -errno. */
 int
-rsh_svc_relay_init(struct rsh_svc *s)
+rsh_svc_relay_init(struct rshd *s)
 {
 	struct rsh_pump_policy pol = {
 		.wait = RSH_PUMP_WAIT_FD,
@@ -229,7 +229,7 @@ rsh_svc_relay_init(struct rsh_svc *s)
 
 /* Start the relay thread. */
 int
-rsh_svc_relay_start(struct rsh_svc *s)
+rsh_svc_relay_start(struct rshd *s)
 {
 	__atomic_store_n(&s->relay_run, 1, __ATOMIC_RELEASE);
 	if (pthread_create(&s->relay, NULL, rsh_svc_relay_thread, s) != 0)
@@ -240,7 +240,7 @@ rsh_svc_relay_start(struct rsh_svc *s)
 
 /* Stop and join the relay thread; close its pump. */
 void
-rsh_svc_relay_stop(struct rsh_svc *s)
+rsh_svc_relay_stop(struct rshd *s)
 {
 	if (s->relay_started) {
 		__atomic_store_n(&s->relay_run, 0, __ATOMIC_RELEASE);

@@ -12,10 +12,10 @@
 
 #include "svc.h"
 
-static struct rsh_svc *rsh_svc_tel;
+static struct rshd *rsh_svc_tel;
 
 /* The service, as published by rsh_svc_telemetry_register(). */
-static struct rsh_svc *
+static struct rshd *
 rsh_svc_tel_get(void)
 {
 	return __atomic_load_n(&rsh_svc_tel, __ATOMIC_ACQUIRE);
@@ -203,7 +203,7 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 
 /* Register the three commands. */
 int
-rsh_svc_telemetry_register(struct rsh_svc *s)
+rsh_svc_telemetry_register(struct rshd *s)
 {
 	/* The telemetry thread runs since EAL init: publish first. */
 	__atomic_store_n(&rsh_svc_tel, s, __ATOMIC_RELEASE);
