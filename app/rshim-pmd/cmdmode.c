@@ -260,7 +260,7 @@ rsh_cmd_eal(void)
 
 /* Open the target: a node path, or the device itself. */
 static int
-rsh_cmd_open(struct rsh_svc *s, const char *devstr, int index, struct rsh_cmd_tgt *t)
+rsh_cmd_open(struct rshd *s, const char *devstr, int index, struct rsh_cmd_tgt *t)
 {
 	struct rsh_svc_lock_holder h;
 	struct rsh_open_opts o = { 0 };
@@ -305,7 +305,7 @@ static const char rsh_cmd_usage[] =
 
 /* Parse the command-mode options; -1 with *code when main must return. */
 static int
-rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_line *l, int *code)
+rsh_cmd_parse(struct rshd *s, int argc, char **argv, struct rsh_cmd_line *l, int *code)
 {
 	static const struct option opts[] = {
 		{ "cmdmode", no_argument, NULL, 'c' }, { "get-debug", no_argument, NULL, 'g' },
@@ -352,7 +352,7 @@ rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_line *l, 
 
 /* The configuration -p prints: the one the service would read, or -C's. */
 static int
-rsh_cmd_conf(struct rsh_svc *s, const struct rsh_cmd_line *l, struct rsh_svc_conf *conf)
+rsh_cmd_conf(struct rshd *s, const struct rsh_cmd_line *l, struct rsh_svc_conf *conf)
 {
 	bool nvidia;
 
@@ -369,7 +369,7 @@ rsh_cmd_conf(struct rsh_svc *s, const struct rsh_cmd_line *l, struct rsh_svc_con
 /* Run the operations in order, the device opened at the first that needs
  * it; the first failure ends the run. */
 static int
-rsh_cmd_run(struct rsh_svc *s, const struct rsh_cmd_line *l, const struct rsh_svc_conf *conf,
+rsh_cmd_run(struct rshd *s, const struct rsh_cmd_line *l, const struct rsh_svc_conf *conf,
 	    struct rsh_cmd_tgt *t)
 {
 	int rc = 0;
@@ -393,7 +393,7 @@ rsh_cmd_run(struct rsh_svc *s, const struct rsh_cmd_line *l, const struct rsh_sv
 
 /* Run command mode; the exit code (0 done, 1 failed, 2 usage). */
 int
-rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv)
+rsh_svc_cmdmode(struct rshd *s, int argc, char **argv)
 {
 	struct rsh_cmd_line l = { .n_ops = 0, .index = -1 };
 	struct rsh_cmd_tgt t = { .fd = -1, .dev = NULL };

@@ -250,7 +250,7 @@ rsh_svc_misc_is_reset(const char *line)
  * device reset when its write returns.
  */
 static int
-rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_misc_reset(struct rshd *s, struct rsh_svc_dev *d)
 {
 	int delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
 	uint64_t t0 = rsh_mono_ns();
@@ -267,7 +267,7 @@ rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 /* write(2) on misc: one "KEY value" line. */
 int
-rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
+rsh_svc_misc_write(struct rshd *s, struct rsh_svc_dev *d, const char *buf,
 		   size_t len, uid_t uid, pid_t pid)
 {
 	char line[256], shown[4 * 200 + 1], action[sizeof(shown) + 16], *save = NULL;

@@ -12,10 +12,10 @@
 
 #include "svc.h"
 
-static struct rsh_svc *rsh_svc_tel;
+static struct rshd *rsh_svc_tel;
 
 /* The service, as published by rsh_svc_telemetry_register(). */
-static struct rsh_svc *
+static struct rshd *
 rsh_svc_tel_get(void)
 {
 	return __atomic_load_n(&rsh_svc_tel, __ATOMIC_ACQUIRE);
@@ -142,7 +142,7 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 #undef RSH_SVC_TEL_U64
 	}
 	rte_tel_data_add_dict_u64(t, "console_dropped_unread", d->cons.dropped);
-	rte_tel_data_add_dict_u64(t, "console_to_dpu", d->cons.to_dpu);
+	rte_tel_data_add_dict_u64(t, "console_to_dpu", d->cons.ep.to_dpu);
 	rte_tel_data_add_dict_u64(t, "console_raw_restored", d->cons.raw_restored);
 	rte_tel_data_add_dict_u64(t, "console_echo_dropped", d->cons.echo_dropped);
 	rte_tel_data_add_dict_u64(t, "console_replays", d->cons.replays);
@@ -204,7 +204,7 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 
 /* Register the three commands. */
 int
-rsh_svc_telemetry_register(struct rsh_svc *s)
+rsh_svc_telemetry_register(struct rshd *s)
 {
 	/* The telemetry thread runs since EAL init: publish first. */
 	__atomic_store_n(&rsh_svc_tel, s, __ATOMIC_RELEASE);
