@@ -4,7 +4,7 @@
  * mlx-mkbfb). Images are streamed to the output in two passes (CRC, then
  * copy), so a 256 MiB image is never held in memory.
  *
- * Format: hardware-notes §D6.3-§D6.6 (via lib/bfb/rsh_bfb.h); mlx-mkbfb in
+ * Format: hardware-notes §D6.3-§D6.6 (via include/rsh_bfb.h); mlx-mkbfb in
  * rshim-user-space is the public tool it follows.
  */
 #include <endian.h>
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_errline.h"
 #include "rsh_parse.h"
 

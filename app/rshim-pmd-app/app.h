@@ -82,6 +82,9 @@ struct rsh_app {
 	double log_wait_s;
 	bool no_log;
 	struct rsh_open_opts open;
+	/* --mapping, --force-id: devargs added to a PCI device string */
+	const char *mapping;
+	bool force_id;
 	struct rsh_poll_opts poll;
 	struct rsh_boot_opts boot;
 	uint64_t bench_max_bytes;
@@ -115,12 +118,9 @@ struct rsh_app_ethdev {
 /* The console end: stdin/stdout, raw terminal on a TTY (console.c). */
 struct rsh_app_console {
 	bool tty;                  /* stdin is a terminal: raw mode, escape */
-	bool eof;                  /* stdin ended (pipe mode) */
 	bool quit;                 /* Ctrl-] q */
 	bool esc;                  /* Ctrl-] seen, waiting for the next key */
-	char in[4096];             /* stdin bytes not yet accepted */
-	size_t in_len;
-	uint64_t written, shown;   /* bytes to / from the DPU */
+	uint64_t shown;            /* bytes from the DPU */
 	uint64_t last_out_ns;      /* last console output (linger) */
 };
 
@@ -136,6 +136,9 @@ void rsh_app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Map a negative errno from the library to an exit code. */
 int rsh_app_exit_code(int rc);
+/* rsh_dev_open() of devstr with the PCI options as devargs (main.c). */
+int rsh_app_dev_open(const struct rsh_app *app, const char *devstr,
+		     struct rsh_dev **dev);
 
 /* Validate a boot file before EAL starts; returns an exit code. */
 int rsh_app_boot_precheck(struct rsh_app *app);
@@ -155,7 +158,7 @@ extern bool rsh_app_stdin_closed;
 /* Attach the console/network channels (exit code; no-op when attached). */
 int rsh_app_chan_attach(struct rsh_app *app, struct rsh_dev *dev);
 /* Write all of buf to stdout. */
-void rsh_app_write_all(const char *buf, size_t n);
+size_t rsh_app_write_all(const char *buf, size_t n);
 /* --push-boot with --console (push_console.c): attach before the push,
  * show the console while it streams, detach when the push failed. */
 int rsh_app_push_console_begin(struct rsh_app *app, struct rsh_dev *dev);
@@ -170,8 +173,6 @@ int rsh_app_net_precheck(struct rsh_app *app);
 
 /* Console end (console.c). */
 int rsh_app_console_open(struct rsh_app_console *c);
-unsigned int rsh_app_console_step(struct rsh_app_console *c,
-				  struct rsh_dev *dev, bool readable);
 void rsh_app_console_close(struct rsh_app_console *c);
 
 /* TAP end (net.c): create (before EAL), configure, move frames, close. */

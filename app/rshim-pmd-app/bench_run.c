@@ -15,7 +15,7 @@
 
 #include "bench.h"
 #include "rsh_bench_ref.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 
 /* The device counters the rows read (the emulator's: 0 elsewhere). */
 enum {

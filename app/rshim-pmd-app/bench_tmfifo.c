@@ -237,7 +237,7 @@ rsh_tb_rate(struct rsh_tb *b, struct rsh_tb_row *r, double bytes,
 	struct rsh_mmio_stats m1;
 	double kib = bytes / 1024.0;
 
-	rsh_dev_mmio_stats(b->dev, &m1);
+	rsh_dev_get_stats(b->dev, &m1);
 	r->mib_s = sec > 0 ? bytes / 1048576.0 / sec : 0;
 	r->msgs_s = sec > 0 ? msgs / sec : 0;
 	r->rd_kib = kib > 0 ? (m1.reads - m0->reads) / kib : 0;
@@ -295,7 +295,7 @@ rsh_tb_run_net(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row 
 	struct rte_mbuf *m;
 
 	rsh_tb_rtt(b, c->len);
-	rsh_dev_mmio_stats(b->dev, &m0);
+	rsh_dev_get_stats(b->dev, &m0);
 	c0 = rsh_tb_cost(b);
 	t0 = rsh_mono_s();
 	until = t0 + b->app->bench_seconds;
@@ -333,7 +333,7 @@ rsh_tb_run_console(struct rsh_tb *b, const struct rsh_tb_case *c,
 	(void)c;
 	for (k = 0; k < sizeof(line); k++)
 		line[k] = (k % 64) == 63 ? '\n' : (char)('a' + k % 26);
-	rsh_dev_mmio_stats(b->dev, &m0);
+	rsh_dev_get_stats(b->dev, &m0);
 	t0 = rsh_mono_s();
 	until = t0 + b->app->bench_seconds;
 	while (rsh_tb_running(until)) {

@@ -187,16 +187,18 @@ rsh_app_push_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p,
 	struct rsh_app_input *in = &rsh_app_in;
 	struct rsh_app_progress pr = { .tty = isatty(STDERR_FILENO),
 				       .dev = rsh_dev_name(dev) };
+	struct rsh_dev_info inf;
 	struct rsh_boot *b;
 	char msg[512];
 	int rc, rc2;
 
+	rsh_dev_get_info(dev, &inf);
 	pr.total = rsh_app_input_total(in);
 	pr.enabled = !app->quiet && app->progress != 0;
 	pr.con_dev = app->console ? dev : NULL;
 	if (!app->quiet)
 		fprintf(stderr, "rshim-pmd-app: %s: %s, %s the ARM and pushing %s%s\n",
-			pr.dev, rsh_gen_name(rsh_dev_gen(dev)),
+			pr.dev, rsh_gen_name(inf.gen),
 			app->boot.skip_reset ? "not resetting" : "resetting",
 			rsh_app_in_name(&in->f[0]),
 			in->n > 1 ? " with its trailers" : "");
@@ -267,12 +269,14 @@ rsh_app_push_doc(struct rsh_app *app, struct rsh_dev *dev,
 		 const struct rsh_app_push *r, const struct rsh_app_bootlog *lg,
 		 int code)
 {
+	struct rsh_dev_info inf;
 	struct rsh_json j;
 
+	rsh_dev_get_info(dev, &inf);
 	rsh_json_init(&j, stdout);
 	rsh_json_obj_begin(&j, NULL);
-	rsh_json_str(&j, "device", rsh_dev_name(dev));
-	rsh_json_str(&j, "generation", rsh_gen_name(rsh_dev_gen(dev)));
+	rsh_json_str(&j, "device", inf.name);
+	rsh_json_str(&j, "generation", rsh_gen_name(inf.gen));
 	rsh_json_arr_begin(&j, "inputs");
 	for (unsigned int i = 0; i < rsh_app_in.n; i++)
 		rsh_json_str(&j, NULL, rsh_app_in_name(&rsh_app_in.f[i]));

@@ -77,7 +77,7 @@ rsh_app_bootlog_done(const struct rsh_app *app, const char *text)
 /* One new record: show or keep it; true when the wait is over. */
 static bool
 rsh_app_bootlog_rec(struct rsh_app *app, struct rsh_dev *dev,
-		    struct rsh_app_bootlog *lg, const struct rsh_log_rec *r)
+		    struct rsh_app_bootlog *lg, const struct rsh_scratchlog_rec *r)
 {
 	if (app->json)
 		rsh_app_bootlog_keep(lg, r->text);
@@ -126,13 +126,13 @@ int
 rsh_app_bootlog_wait(struct rsh_app *app, struct rsh_dev *dev, double wait_s,
 		     struct rsh_app_bootlog *lg)
 {
-	static struct rsh_log_rec recs[256];
+	static struct rsh_scratchlog_rec recs[256];
 	uint64_t deadline = rsh_mono_ns() + (uint64_t)(wait_s * 1e9);
 	int shown = 0, n;
 
 	lg->waited = true;
 	for (;;) {
-		n = rsh_log_read(dev, false, recs, RTE_DIM(recs));
+		n = rsh_scratchlog_read(dev, false, recs, RTE_DIM(recs));
 		if (n < 0) {
 			rsh_app_err("%s: cannot read the boot log: %s", rsh_dev_name(dev),
 				    rsh_last_error()[0] ? rsh_last_error() : strerror(-n));

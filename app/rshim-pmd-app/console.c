@@ -14,39 +14,31 @@
  * sent and the console has been quiet for --linger seconds, then exits
  * (unless --net also runs: then it runs until a signal).
  *
- * The loop runs on the main lcore: it sleeps in ppoll() on stdin, the TAP
- * and the channels' wake-up eventfds, which the poll lcore signals when it
- * queues console or network data for us (rsh_tmfifo_rx_arm). So no data
- * waits on a timeout; the timeout only paces retries of work this side
- * holds (keys or frames the rings had no room for), the ethdev mode (no
- * fd) and the pipe-mode linger check.
+ * The loop runs on the main lcore as the owner of the host end's pump
+ * (app/common/rsh_pump.h), the service's relay loop with another policy:
+ * it spins while data moves, then backs off adaptively
+ * (RSH_PUMP_WAIT_ADAPTIVE), sleeping in ppoll() on stdin, the TAP and the
+ * channels' wake-up eventfds, which the poll lcore signals when it queues
+ * console or network data for us. So no data waits on a timeout; the
+ * timeout only paces retries of work this side holds (keys or frames the
+ * rings had no room for), the ethdev mode (no fd) and the pipe-mode
+ * linger check. This file is the console endpoint's hooks (escape keys,
+ * stdout) and the loop's exits.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "rsh_pump.h"
 
 #define RSH_APP_ESC 0x1d /* Ctrl-] */
-#define RSH_APP_SPIN_NS 200000ull
-#define RSH_APP_BACKOFF_START_NS 10000ull
-/* After data moved, a reply is likely soon (ping, TCP ACK): for this long
- * sleep at most RSH_APP_ALERT_SLEEP_NS, then back off to --max-sleep. */
-#define RSH_APP_ALERT_NS 5000000ull
-#define RSH_APP_ALERT_SLEEP_NS 50000ull
 #define RSH_APP_BUSY_SLEEP_NS 20000ull
-/* While spinning, look at an emptied TAP's readiness at most this often:
- * with 64 KiB reads (TSO) the TAP is empty most of the time, and a
- * zero-timeout ppoll() per pass was the loop's main system call. */
-#define RSH_APP_TAP_CHECK_NS 20000ull
 /* Longest idle sleep of the channel loop: NVIDIA's rshim daemon's idle tick, hardware-notes §4.9. */
 #define RSH_APP_IDLE_TICK_NS 10000000ull
 /* Idle sleep when every source has a descriptor: only the linger check. */
@@ -118,122 +110,114 @@ rsh_app_console_close(struct rsh_app_console *c)
 	}
 }
 
-/* Keys from a TTY: handle the Ctrl-] escape, queue the rest. */
-static void
-rsh_app_console_keys(struct rsh_app_console *c, const char *buf, size_t n)
+/* Keys from a TTY: handle the Ctrl-] escape, the rest into out. */
+static size_t
+rsh_app_console_keys(struct rsh_app_console *c, const char *buf, size_t n,
+		     uint8_t *out, size_t cap)
 {
-	size_t i;
+	size_t i, k = 0;
 
-	for (i = 0; i < n && c->in_len + 2 <= sizeof(c->in); i++) {
+	for (i = 0; i < n && k + 2 <= cap; i++) {
 		if (c->esc) {
 			c->esc = false;
 			if (buf[i] == 'q' || buf[i] == 'Q') {
 				c->quit = true;
-				return;
+				return k;
 			}
 			if (buf[i] != RSH_APP_ESC)
-				c->in[c->in_len++] = RSH_APP_ESC;
-			c->in[c->in_len++] = buf[i];
+				out[k++] = RSH_APP_ESC;
+			out[k++] = (uint8_t)buf[i];
 		} else if (buf[i] == RSH_APP_ESC) {
 			c->esc = true;
 		} else {
-			c->in[c->in_len++] = buf[i];
+			out[k++] = (uint8_t)buf[i];
 		}
 	}
+	return k;
 }
 
-/* Write all of buf to stdout (blocking: stdout paces the console). */
-void
+/* Write all of buf to stdout (blocking: stdout paces the console); the
+ * bytes written (fewer when stdout is closed). */
+size_t
 rsh_app_write_all(const char *buf, size_t n)
 {
+	size_t done = 0;
 	ssize_t k;
 
 	fflush(stdout); /* lines printed before (a push summary) go first */
-	while (n > 0) {
-		k = write(STDOUT_FILENO, buf, n);
+	while (done < n) {
+		k = write(STDOUT_FILENO, buf + done, n - done);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return;
-		buf += k;
-		n -= (size_t)k;
+			break;
+		done += (size_t)k;
 	}
+	return done;
 }
 
-/* Read stdin when it is readable and nothing is waiting. */
-static void
-rsh_app_console_input(struct rsh_app_console *c, bool readable)
+/* The pump's input hook: stdin, read when readable (half the room: an
+ * escaped Ctrl-] doubles). */
+static int
+rsh_app_console_input(void *ctx, uint8_t *out, size_t cap, size_t *len)
 {
-	char buf[sizeof(c->in) / 2];
+	struct rsh_app_console *c = ctx;
+	char buf[RSH_PUMP_TX / 2];
 	ssize_t n;
 
-	if (!readable || c->eof || c->in_len > 0)
-		return;
-	n = read(STDIN_FILENO, buf, sizeof(buf));
-	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-		c->eof = true;
-		return;
-	}
+	n = read(STDIN_FILENO, buf, RTE_MIN(sizeof(buf), cap / 2));
+	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+		return -1;
 	if (n < 0)
-		return;
+		return 0;
 	if (c->tty) {
-		rsh_app_console_keys(c, buf, (size_t)n);
+		*len = rsh_app_console_keys(c, buf, (size_t)n, out, cap);
 	} else {
-		memcpy(c->in, buf, (size_t)n);
-		c->in_len = (size_t)n;
+		memcpy(out, buf, (size_t)n);
+		*len = (size_t)n;
 	}
+	return 1;
 }
 
-/* One step: DPU output to stdout, stdin to the DPU. Returns work. */
-unsigned int
-rsh_app_console_step(struct rsh_app_console *c, struct rsh_dev *dev,
-		     bool readable)
+/* The pump's output hook: DPU output to stdout. */
+static size_t
+rsh_app_console_output(void *ctx, const uint8_t *p, size_t n)
 {
-	char out[4096];
-	size_t n, k;
-	unsigned int work = 0;
+	struct rsh_app_console *c = ctx;
 
-	n = rsh_tmfifo_console_read(dev, out, sizeof(out));
-	if (n > 0) {
-		rsh_app_write_all(out, n);
-		c->shown += n;
-		c->last_out_ns = rsh_mono_ns();
-		work += (unsigned int)n;
-	}
-	rsh_app_console_input(c, readable);
-	if (c->in_len > 0) {
-		k = rsh_tmfifo_console_write(dev, c->in, c->in_len);
-		memmove(c->in, c->in + k, c->in_len - k);
-		c->in_len -= k;
-		c->written += k;
-		work += (unsigned int)k;
-	}
-	return work;
+	c->shown += n;
+	c->last_out_ns = rsh_mono_ns();
+	return rsh_app_write_all((const char *)p, n);
 }
 
-/* Pipe mode is done: stdin ended, all sent, the console quiet a while. */
-static bool
-rsh_app_console_done(struct rsh_app *app, struct rsh_app_console *c,
-		     struct rsh_dev *dev)
-{
-	struct rsh_tmfifo_chan_stats st;
-
-	if (!c->eof || c->in_len > 0 || app->net != NULL)
-		return false;
-	if (rsh_tmfifo_get_stats(dev, RSH_TMFIFO_CONSOLE, &st, NULL) < 0 ||
-	    st.tx_bytes < c->written)
-		return false;
-	return rsh_mono_ns() - c->last_out_ns > (uint64_t)(app->linger_s * 1e9);
-}
+static const struct rsh_pump_cons_ops rsh_app_console_ops = {
+	.input = rsh_app_console_input,
+	.output = rsh_app_console_output,
+};
 
 /* State of one run of the channel loop (main lcore). */
 struct rsh_app_chan {
 	struct rsh_app_console con;
 	struct rsh_tap tap;
 	struct rsh_app_ethdev eth;
-	uint64_t idle_since, backoff_ns;
-	uint64_t tap_checked_ns;   /* last zero-timeout look at the TAP */
+	struct rsh_pump pump;
+	struct rsh_pump_ep con_ep, tap_ep;
 };
+
+/* Pipe mode is done: stdin ended, all sent, the console quiet a while. */
+static bool
+rsh_app_console_done(struct rsh_app *app, struct rsh_app_chan *ch,
+		     struct rsh_dev *dev)
+{
+	struct rsh_tmfifo_chan_stats st;
+
+	if (!ch->con_ep.eof || ch->con_ep.tx_len > 0 || app->net != NULL)
+		return false;
+	if (rsh_tmfifo_get_stats(dev, RSH_TMFIFO_CONSOLE, &st, NULL) < 0 ||
+	    st.tx_bytes < ch->con_ep.to_dpu)
+		return false;
+	return rsh_mono_ns() - ch->con.last_out_ns > (uint64_t)(app->linger_s * 1e9);
+}
 
 /*
  * Longest sleep of the idle loop. Input from stdin and the TAP wakes it at
@@ -250,92 +234,6 @@ rsh_app_chan_ceiling(const struct rsh_app *app)
 	if (app->poll.busy_poll)
 		return RSH_APP_BUSY_SLEEP_NS;
 	return RTE_MIN(app->poll.max_sleep_us * 10000ull, RSH_APP_IDLE_TICK_NS);
-}
-
-/*
- * Arm the channels' wake-ups; true when data is already queued. Sets
- * *all_fd when every source of work has a descriptor to wait on.
- */
-static bool
-rsh_app_chan_arm(struct rsh_app *app, struct rsh_app_chan *ch,
-		 struct rsh_dev *dev, struct pollfd *pfd, nfds_t *n, bool *all_fd)
-{
-	bool ready = false;
-
-	*all_fd = !ch->eth.open && ch->con.in_len == 0 && ch->tap.n_pend == 0 &&
-		  (ch->tap.fd < 0 || ch->tap.drained);
-	if (app->console)
-		ready |= rsh_pump_chan_arm(dev, RSH_TMFIFO_CONSOLE, pfd, n);
-	if (ch->tap.fd >= 0)
-		ready |= rsh_pump_chan_arm(dev, RSH_TMFIFO_NET, pfd, n);
-	return ready;
-}
-
-/* The adaptive timeout for work this side holds (or the ethdev mode). */
-static uint64_t
-rsh_app_chan_backoff(struct rsh_app *app, struct rsh_app_chan *ch, bool worked,
-		     uint64_t now)
-{
-	if (worked) {
-		ch->idle_since = now;
-		ch->backoff_ns = 0;
-		return 0;
-	}
-	if (now - ch->idle_since <= RSH_APP_SPIN_NS)
-		return 0;
-	ch->backoff_ns = ch->backoff_ns ? ch->backoff_ns * 2 : RSH_APP_BACKOFF_START_NS;
-	ch->backoff_ns = RTE_MIN(ch->backoff_ns, rsh_app_chan_ceiling(app));
-	if (now - ch->idle_since < RSH_APP_ALERT_NS)
-		ch->backoff_ns = RTE_MIN(ch->backoff_ns, RSH_APP_ALERT_SLEEP_NS);
-	return ch->backoff_ns;
-}
-
-/* Sleep in ppoll until an fd is ready, data is queued, or the timeout. */
-static void
-rsh_app_chan_wait(struct rsh_app *app, struct rsh_app_chan *ch,
-		  struct rsh_dev *dev, bool worked, bool *stdin_ready)
-{
-	struct pollfd pfd[4];
-	struct timespec ts = { 0, 0 };
-	uint64_t now = rsh_mono_ns();
-	uint64_t ns = rsh_app_chan_backoff(app, ch, worked, now);
-	nfds_t n = 0, first, tap = RTE_DIM(pfd);
-	bool all_fd;
-
-	*stdin_ready = false;
-	if (app->console && !ch->con.eof && ch->con.in_len == 0)
-		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-	/* The TAP only once a read found it empty: readiness, not reads. */
-	if (ch->tap.fd >= 0 && ch->tap.n_pend == 0 && ch->tap.drained) {
-		tap = n;
-		pfd[n++] = (struct pollfd){ .fd = ch->tap.fd, .events = POLLIN };
-	}
-	first = n;
-	if (worked || ns == 0) {
-		ns = 0;
-		/* Spinning: the TAP's readiness at most every 20 us. */
-		if (tap < n && now - ch->tap_checked_ns < RSH_APP_TAP_CHECK_NS) {
-			n--;
-			first--;
-			tap = RTE_DIM(pfd);
-		} else if (tap < n) {
-			ch->tap_checked_ns = now;
-		}
-	}
-	else if (rsh_app_chan_arm(app, ch, dev, pfd, &n, &all_fd))
-		ns = 0;
-	else if (all_fd)
-		ns = RSH_APP_FD_IDLE_NS;
-	/* Spinning with nothing to learn from the kernel: no system call. */
-	if (n == 0 && ns == 0)
-		return;
-	ts = rsh_ns_timespec(ns);
-	if (ppoll(pfd, n, &ts, NULL) <= 0)
-		return;
-	if (first > 0 && pfd[0].fd == STDIN_FILENO)
-		*stdin_ready = pfd[0].revents != 0;
-	if (tap < n)
-		rsh_tap_polled(&ch->tap, pfd[tap].revents);
 }
 
 /* Open the host ends after the channels are attached. Exit code. */
@@ -368,6 +266,36 @@ rsh_app_chan_open(struct rsh_app *app, struct rsh_app_chan *ch,
 	return code;
 }
 
+/* The pump of this run: the console on stdin/stdout, the TAP; the
+ * ethdev is a source without a descriptor. Exit code. */
+static int
+rsh_app_chan_pump(struct rsh_app *app, struct rsh_app_chan *ch,
+		  struct rsh_dev *dev)
+{
+	struct rsh_pump_policy pol = {
+		.wait = RSH_PUMP_WAIT_ADAPTIVE,
+		.idle_ns = RSH_APP_FD_IDLE_NS,
+		.ceiling_ns = rsh_app_chan_ceiling(app),
+	};
+	int rc = rsh_pump_init(&ch->pump, &pol);
+
+	if (rc < 0) {
+		rsh_app_err("cannot create an eventfd: %s", strerror(-rc));
+		return RSH_EXIT_FAIL;
+	}
+	ch->pump.fdless = ch->eth.open;
+	if (app->console) {
+		rsh_pump_cons_init(&ch->con_ep, dev, STDIN_FILENO, STDOUT_FILENO,
+				   &rsh_app_console_ops, &ch->con);
+		rsh_pump_add(&ch->pump, &ch->con_ep);
+	}
+	if (ch->tap.fd >= 0) {
+		rsh_pump_tap_init(&ch->tap_ep, dev, &ch->tap);
+		rsh_pump_add(&ch->pump, &ch->tap_ep);
+	}
+	return 0;
+}
+
 /*
  * The loop: until Ctrl-] q, a signal, the end of pipe input, or the
  * device going away (exit code RSH_EXIT_GONE, one line).
@@ -376,10 +304,8 @@ static int
 rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 		  struct rsh_dev *dev)
 {
-	bool ready = false;
 	unsigned int work;
 
-	ch->idle_since = rsh_mono_ns();
 	while (!__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED)) {
 		if (rsh_tmfifo_status(dev) == -ENODEV) {
 			if (ch->con.tty)
@@ -387,17 +313,13 @@ rsh_app_chan_loop(struct rsh_app *app, struct rsh_app_chan *ch,
 			rsh_app_err("%s", rsh_last_error());
 			return RSH_EXIT_GONE;
 		}
-		work = 0;
-		if (app->console) {
-			work += rsh_app_console_step(&ch->con, dev, ready);
-			if (ch->con.quit || rsh_app_console_done(app, &ch->con, dev))
-				break;
-		}
-		if (ch->tap.fd >= 0)
-			work += rsh_app_tap_step(&ch->tap, dev);
+		work = rsh_pump_work(&ch->pump);
+		if (ch->con.quit || rsh_app_console_done(app, ch, dev))
+			break;
 		if (ch->eth.open)
 			work += rsh_app_ethdev_step(&ch->eth);
-		rsh_app_chan_wait(app, ch, dev, work > 0, &ready);
+		if (rsh_pump_prepare(&ch->pump, work))
+			rsh_pump_sleep(&ch->pump);
 	}
 	return 0;
 }
@@ -432,12 +354,16 @@ rsh_app_channels(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p)
 
 	memset(&ch, 0, sizeof(ch));
 	ch.tap.fd = -1;
+	ch.pump.wake_fd = -1;
 	code = rsh_app_chan_attach(app, dev);
 	if (code != 0)
 		return code;
 	code = rsh_app_chan_open(app, &ch, dev);
 	if (code == 0)
+		code = rsh_app_chan_pump(app, &ch, dev);
+	if (code == 0)
 		code = rsh_app_chan_loop(app, &ch, dev);
+	rsh_pump_fini(&ch.pump);
 	if (app->console)
 		rsh_app_console_close(&ch.con);
 	rsh_app_ethdev_close(&ch.eth);

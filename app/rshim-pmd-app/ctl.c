@@ -191,8 +191,8 @@ rsh_app_ctl_misc_set(struct rsh_json *j, struct rsh_dev *dev, const char *line)
 static int
 rsh_app_ctl_log(struct rsh_app *app, struct rsh_json *j, struct rsh_dev *dev)
 {
-	static struct rsh_log_rec recs[256];
-	int n = rsh_log_read(dev, app->ctl.clear, recs, RTE_DIM(recs));
+	static struct rsh_scratchlog_rec recs[256];
+	int n = rsh_scratchlog_read(dev, app->ctl.clear, recs, RTE_DIM(recs));
 	unsigned int errs = 0;
 
 	if (n < 0)
@@ -264,10 +264,13 @@ rsh_app_ctl_reg_json(struct rsh_json *j, const struct rsh_reg_req *r)
 static int
 rsh_app_ctl_reg(struct rsh_app *app, struct rsh_json *j, struct rsh_dev *dev)
 {
+	struct rsh_dev_info inf;
 	struct rsh_reg_req r;
 	char what[48];
-	int rc = rsh_reg_req_parse(rsh_dev_gen(dev), app->ctl.reg, &r);
+	int rc;
 
+	rsh_dev_get_info(dev, &inf);
+	rc = rsh_reg_req_parse(inf.gen, app->ctl.reg, &r);
 	if (rc < 0)
 		return rsh_app_ctl_fail(j, "reg", rc, RSH_EXIT_USAGE);
 	rc = rsh_dev_reg_req(dev, &r);
@@ -357,17 +360,19 @@ rsh_app_ctl_run(struct rsh_app *app, struct rsh_dev *dev, struct rsh_poller *p)
 {
 	struct rsh_tmfifo_opts to;
 	struct rsh_json js, *j = app->json ? &js : NULL;
+	struct rsh_dev_info inf;
 	int rc, code;
 
 	RTE_SET_USED(p);
+	rsh_dev_get_info(dev, &inf);
 	rsh_tmfifo_opts_default(&to);
 	to.net = false;
 	rc = rsh_app_ctl_needs_tmfifo(app) ? rsh_tmfifo_attach(dev, &to) : 0;
 	if (j != NULL) {
 		rsh_json_init(j, stdout);
 		rsh_json_obj_begin(j, NULL);
-		rsh_json_str(j, "device", rsh_dev_name(dev));
-		rsh_json_str(j, "generation", rsh_gen_name(rsh_dev_gen(dev)));
+		rsh_json_str(j, "device", inf.name);
+		rsh_json_str(j, "generation", rsh_gen_name(inf.gen));
 	}
 	code = rc < 0 ? rsh_app_ctl_fail(j, "tmfifo", rc, RSH_EXIT_FAIL) :
 	       rsh_app_ctl_ops(app, j, dev);

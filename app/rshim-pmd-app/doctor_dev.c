@@ -45,7 +45,7 @@ rsh_doc_dev_open(struct rsh_doc *d)
 	struct rsh_tmfifo_opts to;
 	int rc;
 
-	rc = rsh_dev_open(d->target, &d->app->open, &d->dev);
+	rc = rsh_app_dev_open(d->app, d->target, &d->dev);
 	if (rc < 0)
 		return rc;
 	rsh_tmfifo_opts_default(&to);
@@ -63,6 +63,7 @@ rsh_doc_dev_open(struct rsh_doc *d)
 void
 rsh_doc_reach(struct rsh_doc *d, int eal_argc, char **eal_argv)
 {
+	struct rsh_dev_info inf;
 	uint64_t v = 0;
 	int rc;
 
@@ -89,8 +90,9 @@ rsh_doc_reach(struct rsh_doc *d, int eal_argc, char **eal_argv)
 			    rsh_last_error() : strerror(-rc)) : "registers read all-ones (device gone or in reset)");
 		return;
 	}
+	rsh_dev_get_info(d->dev, &inf);
 	rsh_doc_set(d, RSH_DOC_OK, NULL, "%s answers (BOOT_CONTROL %llu)",
-		    rsh_gen_name(rsh_dev_gen(d->dev)), (unsigned long long)v);
+		    rsh_gen_name(inf.gen), (unsigned long long)v);
 }
 
 /* Pid of a running rshim daemon, or 0. */

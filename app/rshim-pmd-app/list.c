@@ -16,34 +16,70 @@
 
 #define RSH_APP_LIST_MAX 64
 
-/* Value of "key=" in a scan detail string ("driver=vfio-pci iommu..."). */
-static void
-rsh_app_detail(const char *detail, const char *key, char *buf, size_t len)
+/* A PCI function: the scan filled its host side (driver, IOMMU, link). */
+static bool
+rsh_app_dev_pci(const struct rsh_dev_info *d)
 {
-	const char *p = strstr(detail, key);
-	size_t n;
-
-	buf[0] = '\0';
-	if (p == NULL)
-		return;
-	p += strlen(key);
-	n = strcspn(p, " ");
-	if (strcmp(key, "link=") == 0 && p[n] == ' ' && p[n + 1] == 'x')
-		n += 1 + strcspn(p + n + 1, " ");   /* "8.0GT/s/8.0GT/s x16/x16" */
-	snprintf(buf, len, "%.*s", (int)n, p);
+	return strcmp(d->driver, "pci") == 0;
 }
 
 /* Kernel driver of a scanned function: "-" for an emulated one. */
 void
 rsh_app_dev_kdrv(const struct rsh_dev_info *d, char *buf, size_t len)
 {
-	if (strcmp(d->driver, "pci") != 0) {
+	if (!rsh_app_dev_pci(d))
 		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s", d->kdriver[0] ? d->kdriver : "none");
+}
+
+/* The link trained below its maximum speed or width. */
+static bool
+rsh_app_link_degraded(const struct rsh_dev_link *l)
+{
+	return l->speed_mts != l->max_speed_mts || l->width < l->max_width;
+}
+
+/* One link speed as sysfs writes it, without the space: "8.0GT/s". */
+static void
+rsh_app_link_speed(uint32_t mts, char *buf, size_t len)
+{
+	if (mts == 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%u.%uGT/s", mts / 1000, mts % 1000 / 100);
+}
+
+/* "cur/max speed xW/xW" of a PCI function, "" for an emulated one. */
+static void
+rsh_app_link(const struct rsh_dev_info *d, char *buf, size_t len)
+{
+	char cs[16], ms[16];
+
+	buf[0] = '\0';
+	if (!rsh_app_dev_pci(d))
+		return;
+	rsh_app_link_speed(d->link.speed_mts, cs, sizeof(cs));
+	rsh_app_link_speed(d->link.max_speed_mts, ms, sizeof(ms));
+	snprintf(buf, len, "%s/%s x%u/x%u", cs, ms, d->link.width, d->link.max_width);
+}
+
+/* NUMA node and IOMMU group columns: "-" for an emulated function,
+ * "none" for a PCI function without an IOMMU group. */
+static void
+rsh_app_numa_grp(const struct rsh_dev_info *d, char *numa, size_t nlen,
+		 char *grp, size_t glen)
+{
+	if (!rsh_app_dev_pci(d)) {
+		snprintf(numa, nlen, "-");
+		snprintf(grp, glen, "-");
 		return;
 	}
-	rsh_app_detail(d->detail, "driver=", buf, len);
-	if (buf[0] == '\0')
-		snprintf(buf, len, "none");
+	snprintf(numa, nlen, "%d", d->numa_node);
+	if (d->iommu_group < 0)
+		snprintf(grp, glen, "none");
+	else
+		snprintf(grp, glen, "%d", d->iommu_group);
 }
 
 /* Whether rshim-pmd can drive a function; why not and the fix if not. */
@@ -77,20 +113,19 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 {
 	char kdrv[32], bar[24], numa[16], grp[16], link[64], why[96], fix[128];
 	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
-	bool lf = strstr(d->detail, "livefish") != NULL;
+	bool lf = d->livefish;
 
 	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
 	rsh_fmt_size(bar, sizeof(bar), d->bar_size);
-	rsh_app_detail(d->detail, "numa=", numa, sizeof(numa));
-	rsh_app_detail(d->detail, "iommu_group=", grp, sizeof(grp));
-	rsh_app_detail(d->detail, "link=", link, sizeof(link));
-	if (strstr(d->detail, "DEGRADED") != NULL)
+	rsh_app_numa_grp(d, numa, sizeof(numa), grp, sizeof(grp));
+	rsh_app_link(d, link, sizeof(link));
+	if (rsh_app_dev_pci(d) && rsh_app_link_degraded(&d->link))
 		strncat(link, " DEGRADED", sizeof(link) - strlen(link) - 1);
 	if (lf) /* no usable BAR: the config-space gateway, §1.7 */
 		snprintf(bar, sizeof(bar), "livefish");
 	printf("%-20s %-12s %-4u %-16s %-8s %-5s %-6s %-34s %s%s\n", d->name,
 	       rsh_gen_name(d->gen), d->revision, kdrv, bar,
-	       numa[0] ? numa : "-", grp[0] ? grp : "-", link[0] ? link : "-",
+	       numa, grp, link[0] ? link : "-",
 	       ok ? "usable" : d->supported ? "unusable: " : "unsupported: ",
 	       ok ? "" : why);
 	if (!ok)
@@ -104,13 +139,12 @@ rsh_app_list_row(const struct rsh_dev_info *d)
 static void
 rsh_app_list_json_dev(struct rsh_json *j, const struct rsh_dev_info *d)
 {
-	char kdrv[32], numa[16], grp[16], link[64], why[96], fix[128];
+	char kdrv[32], link[64], why[96], fix[128];
 	bool ok = rsh_app_dev_usable(d, why, sizeof(why), fix, sizeof(fix));
+	bool pci = rsh_app_dev_pci(d);
 
 	rsh_app_dev_kdrv(d, kdrv, sizeof(kdrv));
-	rsh_app_detail(d->detail, "numa=", numa, sizeof(numa));
-	rsh_app_detail(d->detail, "iommu_group=", grp, sizeof(grp));
-	rsh_app_detail(d->detail, "link=", link, sizeof(link));
+	rsh_app_link(d, link, sizeof(link));
 	rsh_json_obj_begin(j, NULL);
 	rsh_json_str(j, "device", d->name);
 	rsh_json_str(j, "backend", d->driver);
@@ -118,18 +152,18 @@ rsh_app_list_json_dev(struct rsh_json *j, const struct rsh_dev_info *d)
 	rsh_json_u64(j, "revision", d->revision);
 	rsh_json_str(j, "kernel_driver", strcmp(kdrv, "-") ? kdrv : NULL);
 	rsh_json_u64(j, "bar0_bytes", d->bar_size);
-	if (numa[0])
-		rsh_json_i64(j, "numa_node", strtol(numa, NULL, 10));
+	if (pci)
+		rsh_json_i64(j, "numa_node", d->numa_node);
 	else
 		rsh_json_null(j, "numa_node");
-	/* "none": no IOMMU (or noiommu); "" for an emulated function */
-	if (grp[0] && strcmp(grp, "none") != 0)
-		rsh_json_i64(j, "iommu_group", strtol(grp, NULL, 10));
+	/* null: no IOMMU (or noiommu), or an emulated function */
+	if (pci && d->iommu_group >= 0)
+		rsh_json_i64(j, "iommu_group", d->iommu_group);
 	else
 		rsh_json_null(j, "iommu_group");
 	rsh_json_str(j, "link", link[0] ? link : NULL);
-	rsh_json_bool(j, "link_degraded", strstr(d->detail, "DEGRADED") != NULL);
-	rsh_json_bool(j, "livefish", strstr(d->detail, "livefish") != NULL);
+	rsh_json_bool(j, "link_degraded", pci && rsh_app_link_degraded(&d->link));
+	rsh_json_bool(j, "livefish", d->livefish);
 	rsh_json_bool(j, "usable", ok);
 	rsh_json_str(j, "problem", ok ? NULL : why);
 	rsh_json_str(j, "fix", ok ? NULL : fix);

@@ -19,6 +19,7 @@
 #include <rte_log.h>
 
 #include "app.h"
+#include "rsh_devstr.h"
 #include "rsh_errline.h"
 
 RTE_LOG_REGISTER(rsh_app_logtype, user.rshim.app, NOTICE);
@@ -101,6 +102,17 @@ rsh_app_default_device(struct rsh_app *app)
 	return -1;
 }
 
+int
+rsh_app_dev_open(const struct rsh_app *app, const char *devstr,
+		 struct rsh_dev **dev)
+{
+	char s[RSH_DEVSTR_MAX];
+
+	if (rsh_devstr_pci(s, sizeof(s), devstr, app->mapping, app->force_id) < 0)
+		return -ENAMETOOLONG;
+	return rsh_dev_open(s, &app->open, dev);
+}
+
 /* Open the device, start the poller, run the push. */
 static int
 rsh_app_run_device(struct rsh_app *app)
@@ -110,7 +122,7 @@ rsh_app_run_device(struct rsh_app *app)
 	struct rsh_dev *dev = NULL;
 	int rc, code;
 
-	rc = rsh_dev_open(app->device, &app->open, &dev);
+	rc = rsh_app_dev_open(app, app->device, &dev);
 	if (rc < 0) {
 		rsh_app_err("%s", rsh_last_error()[0] ? rsh_last_error() : strerror(-rc));
 		return RSH_EXIT_DEVICE;

@@ -276,7 +276,7 @@ rsh_app_opt_flag(struct rsh_app *app, int c)
 	case OPT_NO_LOG: app->no_log = true; break;
 	case OPT_BUSY_POLL: app->poll.busy_poll = true; break;
 	case OPT_NO_RT_BOOST: app->poll.no_rt_boost = true; break;
-	case OPT_FORCE_ID: app->open.force_id = true; break;
+	case OPT_FORCE_ID: app->force_id = true; break;
 	case OPT_PROGRESS: app->progress = 1; break;
 	case OPT_NO_PROGRESS: app->progress = 0; break;
 	case OPT_QUIET: app->quiet = true; break;
@@ -368,7 +368,7 @@ rsh_app_opt_value(struct rsh_app *app, int c, const char *arg)
 		app->net = arg;
 		return rsh_app_opt_word(arg, nets);
 	case OPT_MAPPING:
-		app->open.mapping = arg;
+		app->mapping = arg;
 		return rsh_app_opt_word(arg, maps);
 	case OPT_BENCH:
 		app->bench = arg;

@@ -134,7 +134,7 @@ rsh_app_svc_reg(struct rsh_app *app, const char *dir)
 		rsh_app_svc_misc_key(text, "DEV_INFO", info, sizeof(info));
 		sscanf(info, "BlueField-%d", &gen);
 	}
-	if (rsh_reg_req_parse(gen, app->ctl.reg, &r) < 0) {
+	if (rsh_reg_req_parse((enum rsh_gen)gen, app->ctl.reg, &r) < 0) {
 		rsh_app_err("%s", rsh_last_error());
 		return RSH_EXIT_USAGE;
 	}

@@ -63,6 +63,7 @@ rsh_cmd_rw(struct rsh_cmd_tgt *t, uint32_t addr, unsigned int size, bool wr,
 	   uint64_t *v)
 {
 	struct rsh_cmd_msg2 m = { .addr = addr, .data = wr ? *v : 0, .size = (uint8_t)size };
+	struct rsh_dev_info inf;
 	struct rsh_reg_req req;
 	char spec[64];
 	uint32_t bar = 0;
@@ -74,13 +75,14 @@ rsh_cmd_rw(struct rsh_cmd_tgt *t, uint32_t addr, unsigned int size, bool wr,
 		*v = wr ? *v : m.data;
 		return 0;
 	}
-	rc = rsh_reg_ioc_addr(rsh_dev_gen(t->dev), addr, true, &bar);
+	rsh_dev_get_info(t->dev, &inf);
+	rc = rsh_reg_ioc_addr(inf.gen, addr, true, &bar);
 	if (rc == 0) {
 		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", bar, size * 8);
 
 		if (wr)
 			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, *v);
-		rc = rsh_reg_req_parse((int)rsh_dev_gen(t->dev), spec, &req);
+		rc = rsh_reg_req_parse(inf.gen, spec, &req);
 	}
 	if (rc == 0)
 		rc = rsh_dev_reg_req(t->dev, &req);
@@ -258,7 +260,7 @@ rsh_cmd_eal(void)
 
 /* Open the target: a node path, or the device itself. */
 static int
-rsh_cmd_open(struct rsh_svc *s, const char *devstr, int index, struct rsh_cmd_tgt *t)
+rsh_cmd_open(struct rshd *s, const char *devstr, int index, struct rsh_cmd_tgt *t)
 {
 	struct rsh_svc_lock_holder h;
 	struct rsh_open_opts o = { 0 };
@@ -303,7 +305,7 @@ static const char rsh_cmd_usage[] =
 
 /* Parse the command-mode options; -1 with *code when main must return. */
 static int
-rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_line *l, int *code)
+rsh_cmd_parse(struct rshd *s, int argc, char **argv, struct rsh_cmd_line *l, int *code)
 {
 	static const struct option opts[] = {
 		{ "cmdmode", no_argument, NULL, 'c' }, { "get-debug", no_argument, NULL, 'g' },
@@ -350,7 +352,7 @@ rsh_cmd_parse(struct rsh_svc *s, int argc, char **argv, struct rsh_cmd_line *l, 
 
 /* The configuration -p prints: the one the service would read, or -C's. */
 static int
-rsh_cmd_conf(struct rsh_svc *s, const struct rsh_cmd_line *l, struct rsh_svc_conf *conf)
+rsh_cmd_conf(struct rshd *s, const struct rsh_cmd_line *l, struct rsh_svc_conf *conf)
 {
 	bool nvidia;
 
@@ -367,7 +369,7 @@ rsh_cmd_conf(struct rsh_svc *s, const struct rsh_cmd_line *l, struct rsh_svc_con
 /* Run the operations in order, the device opened at the first that needs
  * it; the first failure ends the run. */
 static int
-rsh_cmd_run(struct rsh_svc *s, const struct rsh_cmd_line *l, const struct rsh_svc_conf *conf,
+rsh_cmd_run(struct rshd *s, const struct rsh_cmd_line *l, const struct rsh_svc_conf *conf,
 	    struct rsh_cmd_tgt *t)
 {
 	int rc = 0;
@@ -391,7 +393,7 @@ rsh_cmd_run(struct rsh_svc *s, const struct rsh_cmd_line *l, const struct rsh_sv
 
 /* Run command mode; the exit code (0 done, 1 failed, 2 usage). */
 int
-rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv)
+rsh_svc_cmdmode(struct rshd *s, int argc, char **argv)
 {
 	struct rsh_cmd_line l = { .n_ops = 0, .index = -1 };
 	struct rsh_cmd_tgt t = { .fd = -1, .dev = NULL };

@@ -38,14 +38,18 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <rte_common.h>
+
 #include "svc.h"
 
 /* A flush this soon after an open is the opener's own: show again. */
 #define RSH_SVC_CONS_GRACE_NS (1000ull * 1000 * 1000)
 
+static const struct rsh_pump_cons_ops rsh_svc_cons_ops;
+
 /* Open the device's PTY (packet mode), set the slave raw, watch it. */
 int
-rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_cons_open(struct rshd *s, struct rsh_svc_dev *d)
 {
 	gid_t gid = __atomic_load_n(&s->group_gid, __ATOMIC_RELAXED);
 	struct rsh_svc_cons *c = &d->cons;
@@ -75,6 +79,9 @@ rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 	    chmod(c->pts, gid != (gid_t)-1 ? 0660 : 0600) < 0)
 		RSH_SVC_LOG(WARNING, d->name, "cannot set the owner of %s: %s", c->pts,
 			    strerror(errno));
+	/* The relay's pump moves the bytes; the inotify wakes it. */
+	rsh_pump_cons_init(&c->ep, d->dev, c->master, c->master, &rsh_svc_cons_ops, d);
+	c->ep.aux_fd = c->ino;
 	return 0;
 fail:
 	RSH_SVC_LOG(ERR, d->name, "cannot create the console terminal: %s", strerror(errno));
@@ -96,7 +103,9 @@ rsh_svc_cons_close(struct rsh_svc_dev *d)
 		close(c->master);
 	c->ino = c->slave = c->master = -1;
 	c->pts[0] = '\0';
-	c->head = c->len = c->tx_len = 0;
+	c->head = c->len = 0;
+	c->ep.in_fd = c->ep.out_fd = c->ep.aux_fd = -1;
+	c->ep.tx_len = 0;
 	c->users = 0;
 	c->excl = false;
 	if (c->mu_inited)
@@ -165,9 +174,10 @@ rsh_svc_cons_users(struct rsh_svc_cons *c)
 }
 
 /* Bytes wait for the terminal and someone has it open (relay thread). */
-bool
-rsh_svc_cons_want_out(struct rsh_svc_dev *d)
+static bool
+rsh_svc_cons_want_out(void *ctx)
 {
+	struct rsh_svc_dev *d = ctx;
 	struct rsh_svc_cons *c = &d->cons;
 	bool open;
 
@@ -256,30 +266,36 @@ rsh_svc_cons_replay(struct rsh_svc_cons *c)
 	return w > 0;
 }
 
-/* DPU → buffer (oldest dropped when full) → terminal, while it is open. */
-unsigned int
-rsh_svc_cons_from_dpu(struct rsh_svc_dev *d)
+/* DPU → buffer, the oldest byte dropped (and counted) when full. */
+static size_t
+rsh_svc_cons_output(void *ctx, const uint8_t *p, size_t n)
 {
+	struct rsh_svc_dev *d = ctx;
+	struct rsh_svc_cons *c = &d->cons;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c->len == RSH_SVC_CONS_BUF) {
+			c->head = (c->head + 1) % RSH_SVC_CONS_BUF;
+			c->len--;
+			c->dropped++;
+		}
+		c->buf[(c->head + c->len++) % RSH_SVC_CONS_BUF] = p[i];
+	}
+	return n;
+}
+
+/* Buffer → terminal, while it is open (held for the next opener). */
+static unsigned int
+rsh_svc_cons_flush(void *ctx)
+{
+	struct rsh_svc_dev *d = ctx;
 	struct rsh_svc_cons *c = &d->cons;
 	unsigned int work = 0;
 	bool grace;
-	uint8_t tmp[4096];
-	size_t n, i, w;
+	size_t w;
 
-	while ((n = rsh_tmfifo_console_read(d->dev, tmp, sizeof(tmp))) > 0) {
-		work++;
-		c->from_dpu += n;
-		for (i = 0; i < n; i++) {
-			if (c->len == RSH_SVC_CONS_BUF) {
-				c->head = (c->head + 1) % RSH_SVC_CONS_BUF;
-				c->len--;
-				c->dropped++;
-			}
-			c->buf[(c->head + c->len++) % RSH_SVC_CONS_BUF] = tmp[i];
-		}
-	}
 	if (rsh_svc_cons_users(c) == 0)
-		return work; /* held for the next opener */
+		return 0;
 	grace = rsh_mono_ns() < c->grace;
 	rsh_svc_cons_keep_raw(d);
 	work += rsh_svc_cons_replay(c);
@@ -314,39 +330,40 @@ rsh_svc_cons_status(struct rsh_svc_cons *c, uint8_t st)
 	}
 }
 
-/* Terminal → DPU; what the channel does not take waits here. */
-unsigned int
-rsh_svc_cons_to_dpu(struct rsh_svc_dev *d)
+/* Terminal → the pump (which sends it): a packet from the master. */
+static int
+rsh_svc_cons_input(void *ctx, uint8_t *buf, size_t cap, size_t *len)
 {
+	struct rsh_svc_dev *d = ctx;
 	struct rsh_svc_cons *c = &d->cons;
-	uint8_t pkt[sizeof(c->tx) + 1];
-	size_t took;
+	uint8_t pkt[RSH_PUMP_TX + 1];
 	ssize_t n;
 
-	if (c->tx_len == 0) {
-		n = read(c->master, pkt, sizeof(pkt));
-		if (n <= 0) {
-			c->unsafe = false; /* no echo of what was shown waits */
-			return 0;
-		}
-		if (pkt[0] != TIOCPKT_DATA) {
-			rsh_svc_cons_status(c, pkt[0]);
-			return 1;
-		}
-		/* A client turned echo on between the check before a write of
-		 * DPU output and the write: what was read may be that output. */
-		if (rsh_svc_cons_keep_raw(d) && c->unsafe) {
-			c->unsafe = false;
-			c->echo_dropped += (uint64_t)(n - 1);
-			return 1;
-		}
-		c->unsafe = false;
-		memcpy(c->tx, pkt + 1, (size_t)(n - 1));
-		c->tx_len = (size_t)(n - 1);
+	n = read(c->master, pkt, RTE_MIN(cap, (size_t)RSH_PUMP_TX) + 1);
+	if (n <= 0) {
+		c->unsafe = false; /* no echo of what was shown waits */
+		return 0;
 	}
-	took = rsh_tmfifo_console_write(d->dev, c->tx, c->tx_len);
-	memmove(c->tx, c->tx + took, c->tx_len - took);
-	c->tx_len -= took;
-	c->to_dpu += took;
-	return took > 0;
+	if (pkt[0] != TIOCPKT_DATA) {
+		rsh_svc_cons_status(c, pkt[0]);
+		return 1;
+	}
+	/* A client turned echo on between the check before a write of DPU
+	 * output and the write: what was read may be that output. */
+	if (rsh_svc_cons_keep_raw(d) && c->unsafe) {
+		c->unsafe = false;
+		c->echo_dropped += (uint64_t)(n - 1);
+		return 1;
+	}
+	c->unsafe = false;
+	memcpy(buf, pkt + 1, (size_t)(n - 1));
+	*len = (size_t)(n - 1);
+	return 1;
 }
+
+static const struct rsh_pump_cons_ops rsh_svc_cons_ops = {
+	.input = rsh_svc_cons_input,
+	.output = rsh_svc_cons_output,
+	.flush = rsh_svc_cons_flush,
+	.want_out = rsh_svc_cons_want_out,
+};

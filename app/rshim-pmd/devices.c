@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rsh_devstr.h"
 #include "rsh_svc_lock.h"
 #include "svc.h"
 
@@ -39,7 +40,7 @@ rsh_svc_run_dir_bad(int fd)
  * 0, or -errno with one line.
  */
 int
-rsh_svc_run_dir_check(struct rsh_svc *s)
+rsh_svc_run_dir_check(struct rshd *s)
 {
 	bool made = mkdir(s->run_dir, 0755) == 0;
 	int fd = open(s->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -67,7 +68,7 @@ rsh_svc_run_dir_check(struct rsh_svc *s)
 /* Take the device's lock (shareable devices only; a private emulation
  * needs none): -EBUSY with one line naming the holder. */
 int
-rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *out)
+rsh_svc_lock_dev(struct rshd *s, const char *devstr, int *out)
 {
 	struct rsh_svc_lock_holder h;
 	int rc = rsh_svc_run_dir_check(s);
@@ -102,7 +103,7 @@ rsh_svc_lock_note_dev(int fd, const struct rsh_svc_dev *d)
 
 /* Release and remove the lock file. */
 void
-rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd)
+rsh_svc_unlock_dev(struct rshd *s, const char *devstr, int fd)
 {
 	rsh_svc_lock_drop(s->run_dir, devstr, fd);
 }
@@ -119,7 +120,7 @@ rsh_svc_dev_dropped(struct rsh_svc_dev *d)
 
 /* The served device with this rshim index, or NULL. */
 struct rsh_svc_dev *
-rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx)
+rsh_svc_dev_by_index(struct rshd *s, unsigned int idx)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used && s->devs[i].index == idx)
@@ -129,7 +130,7 @@ rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx)
 
 /* The served device with this device string, or NULL. */
 static struct rsh_svc_dev *
-rsh_svc_dev_by_str(struct rsh_svc *s, const char *devstr)
+rsh_svc_dev_by_str(struct rshd *s, const char *devstr)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used && strcmp(s->devs[i].devstr, devstr) == 0)
@@ -139,7 +140,7 @@ rsh_svc_dev_by_str(struct rsh_svc *s, const char *devstr)
 
 /* The index a device had before in this run, -1 when none. */
 static int
-rsh_svc_hist_index(const struct rsh_svc *s, const char *devstr)
+rsh_svc_hist_index(const struct rshd *s, const char *devstr)
 {
 	for (unsigned int i = 0; i < s->n_hist; i++)
 		if (strcmp(s->hist[i].dev, devstr) == 0)
@@ -149,7 +150,7 @@ rsh_svc_hist_index(const struct rsh_svc *s, const char *devstr)
 
 /* Remember which index a device got (its index if it comes back). */
 static void
-rsh_svc_hist_note(struct rsh_svc *s, const char *devstr, int idx)
+rsh_svc_hist_note(struct rshd *s, const char *devstr, int idx)
 {
 	if (rsh_svc_hist_index(s, devstr) >= 0 || s->n_hist == RSH_SVC_MAX_CONF)
 		return;
@@ -160,7 +161,7 @@ rsh_svc_hist_note(struct rsh_svc *s, const char *devstr, int idx)
 /* Is index i free for a new device (no configuration line reserves it, no
  * device serves it, and with fresh: no other device had it before)? */
 static bool
-rsh_svc_index_free(struct rsh_svc *s, unsigned int i, bool fresh)
+rsh_svc_index_free(struct rshd *s, unsigned int i, bool fresh)
 {
 	for (unsigned int k = 0; k < s->conf.n_map; k++)
 		if (s->conf.map[k].index == (int)i)
@@ -176,7 +177,7 @@ rsh_svc_index_free(struct rsh_svc *s, unsigned int i, bool fresh)
  * that no other device ever had, else the lowest free one. A device keeps
  * its index whatever its state (dropped, locked, gone and back). -1: none. */
 static int
-rsh_svc_pick_index(struct rsh_svc *s, const char *devstr)
+rsh_svc_pick_index(struct rshd *s, const char *devstr)
 {
 	int want = rsh_svc_conf_index(&s->conf, devstr);
 	unsigned int i;
@@ -195,7 +196,7 @@ rsh_svc_pick_index(struct rsh_svc *s, const char *devstr)
 
 /* The PCI revision the scan reports for a device (0 when not listed). */
 static uint8_t
-rsh_svc_revision(struct rsh_svc *s, const char *devstr)
+rsh_svc_revision(struct rshd *s, const char *devstr)
 {
 	struct rsh_dev_info info[RSH_SVC_MAX_DEVS];
 	int n = rsh_dev_scan(&s->open, strncmp(devstr, "sim:", 4) == 0, info,
@@ -214,7 +215,7 @@ rsh_svc_revision(struct rsh_svc *s, const char *devstr)
  * ours (rsh_svc_attach_late). 0, or a negative errno that ends the open.
  */
 static int
-rsh_svc_dev_attach(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_dev_attach(struct rshd *s, struct rsh_svc_dev *d)
 {
 	struct rsh_tmfifo_opts to;
 	int rc;
@@ -240,9 +241,10 @@ rsh_svc_dev_attach(struct rsh_svc *s, struct rsh_svc_dev *d)
  * health check takes it when the other driver lets go (§6.4, §6.5).
  */
 static int
-rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_dev_open(struct rshd *s, struct rsh_svc_dev *d)
 {
 	struct rsh_open_opts o = s->open;
+	char devstr[RSH_DEVSTR_MAX];
 	int rc;
 
 	o.drop = s->conf.drop_mode == 1;
@@ -251,17 +253,21 @@ rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 	 * daemon keeps it (hardware-notes §6.4); the core's log line says
 	 * how to activate it (DROP_MODE 0, FORCE_CMD 1). */
 	o.livefish_drop = s->conf.drop_mode < 0;
+	if (rsh_devstr_pci(devstr, sizeof(devstr), d->devstr, s->pci_mapping, false) < 0) {
+		RSH_SVC_LOG(ERR, d->name, "%s: device string too long", d->devstr);
+		return -ENAMETOOLONG;
+	}
 	rsh_svc_link_check(s, d);
 	RSH_SVC_LOG(INFO, d->name, "opening %s (%s%s)", d->devstr,
 		    o.drop ? "DROP_MODE 1" : "ownership check",
 		    o.force_own && !o.drop ? ", with a takeover request" : "");
-	rc = rsh_dev_open(d->devstr, &o, &d->dev);
+	rc = rsh_dev_open(devstr, &o, &d->dev);
 	if (rc == -EBUSY && !o.drop) {
 		RSH_SVC_LOG(NOTICE, d->name, "%s; served in drop mode: misc FORCE_CMD 1 takes it over, and rshim-pmd takes it once it is released",
 			    rsh_last_error());
 		o.drop = true;
 		o.force_own = false;
-		rc = rsh_dev_open(d->devstr, &o, &d->dev);
+		rc = rsh_dev_open(devstr, &o, &d->dev);
 		d->own_wait = rc == 0;
 	}
 	if (rc < 0) {
@@ -278,7 +284,7 @@ rsh_svc_dev_open(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 /* Claim a table slot for devstr under index idx. */
 static struct rsh_svc_dev *
-rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
+rsh_svc_slot(struct rshd *s, const char *devstr, int idx)
 {
 	struct rsh_svc_dev *d = NULL;
 	pthread_condattr_t ca;
@@ -312,7 +318,7 @@ rsh_svc_slot(struct rsh_svc *s, const char *devstr, int idx)
 
 /* Free a slot (everything already stopped). */
 static void
-rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_slot_free(struct rshd *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_unlock_dev(s, d->devstr, d->lock_fd);
 	pthread_cond_destroy(&d->boot_cv);
@@ -324,10 +330,11 @@ rsh_svc_slot_free(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 /* Show or hide a device to the relay thread and telemetry. */
 static void
-rsh_svc_publish(struct rsh_svc *s, struct rsh_svc_dev *d, bool live)
+rsh_svc_publish(struct rshd *s, struct rsh_svc_dev *d, bool live)
 {
 	pthread_mutex_lock(&s->relay_mu);
 	d->live = live;
+	rsh_svc_relay_attach(s, d, live);
 	pthread_mutex_unlock(&s->relay_mu);
 	if (live)
 		rsh_svc_relay_kick(s);
@@ -336,7 +343,7 @@ rsh_svc_publish(struct rsh_svc *s, struct rsh_svc_dev *d, bool live)
 /* The one poller of the service, started with no device: devices join and
  * leave while it runs. */
 static int
-rsh_svc_poller_up(struct rsh_svc *s)
+rsh_svc_poller_up(struct rshd *s)
 {
 	int rc;
 
@@ -355,7 +362,7 @@ rsh_svc_poller_up(struct rsh_svc *s)
  * Main thread; hidden from the relay and telemetry first, so the waits
  * (the push's release) happen outside relay_mu. */
 static void
-rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_dev_teardown(struct rshd *s, struct rsh_svc_dev *d)
 {
 	rsh_svc_publish(s, d, false);
 	rsh_svc_nodes_stop(d);
@@ -375,27 +382,30 @@ rsh_svc_dev_teardown(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 /* The ends users see: console PTY, TAP, nodes. */
 static int
-rsh_svc_dev_ends(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_dev_ends(struct rshd *s, struct rsh_svc_dev *d)
 {
 	int rc = rsh_svc_cons_open(s, d);
+	struct rsh_dev_info inf;
 
 	if (rc == 0 && !s->no_net && !d->attach_pending)
 		rc = rsh_svc_tap_open(d);
 	if (rc == 0)
 		rc = rsh_svc_nodes_start(s, d);
-	if (rc == 0)
-		RSH_SVC_LOG(NOTICE, d->name, "serving %s (%s) at %s%s%s", d->devstr,
-			    rsh_gen_name(rsh_dev_gen(d->dev)), d->mnt,
-			    d->tap.fd >= 0 ? ", network " : "",
-			    d->tap.fd >= 0 ? d->tap.name : "");
-	return rc;
+	if (rc < 0)
+		return rc;
+	rsh_dev_get_info(d->dev, &inf);
+	RSH_SVC_LOG(NOTICE, d->name, "serving %s (%s) at %s%s%s", d->devstr,
+		    rsh_gen_name(inf.gen), d->mnt,
+		    d->tap.fd >= 0 ? ", network " : "",
+		    d->tap.fd >= 0 ? d->tap.name : "");
+	return 0;
 }
 
 /* The devices to serve: those named with -d (an allow-list, as the rshim
  * daemon's -d), else the --sim ones, the PCI scan's (without --sim) and
  * the configuration's rshimN lines. "none" lines are applied later. */
 static void
-rsh_svc_wanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX], unsigned int *n)
+rsh_svc_wanted(struct rshd *s, char (*want)[RSH_DEV_NAME_MAX], unsigned int *n)
 {
 	struct rsh_dev_info info[RSH_SVC_MAX_DEVS];
 	unsigned int i, k;
@@ -424,7 +434,7 @@ rsh_svc_wanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX], unsigned int *
 
 /* Should the served device d go (blocked, no longer wanted, renamed)? */
 static bool
-rsh_svc_must_go(struct rsh_svc *s, struct rsh_svc_dev *d,
+rsh_svc_must_go(struct rshd *s, struct rsh_svc_dev *d,
 		char (*want)[RSH_DEV_NAME_MAX], unsigned int n)
 {
 	int idx = rsh_svc_conf_index(&s->conf, d->devstr);
@@ -439,7 +449,7 @@ rsh_svc_must_go(struct rsh_svc *s, struct rsh_svc_dev *d,
 
 /* Stop the devices that must go (the others keep running). */
 static void
-rsh_svc_drop_unwanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX],
+rsh_svc_drop_unwanted(struct rshd *s, char (*want)[RSH_DEV_NAME_MAX],
 		      unsigned int n)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
@@ -452,7 +462,7 @@ rsh_svc_drop_unwanted(struct rsh_svc *s, char (*want)[RSH_DEV_NAME_MAX],
 
 /* Lock and open one new device (not yet polled); NULL when it cannot. */
 static struct rsh_svc_dev *
-rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
+rsh_svc_add_one(struct rshd *s, const char *devstr)
 {
 	struct rsh_svc_dev *d;
 	int idx, fd, rc;
@@ -492,7 +502,7 @@ rsh_svc_add_one(struct rsh_svc *s, const char *devstr)
  * @return the number of served devices, or a negative errno.
  */
 int
-rsh_svc_sync_devices(struct rsh_svc *s)
+rsh_svc_sync_devices(struct rshd *s)
 {
 	char want[RSH_SVC_MAX_DEVS][RSH_DEV_NAME_MAX];
 	unsigned int n, served = 0, i;
@@ -542,7 +552,7 @@ rsh_svc_dev_ctl_busy(struct rsh_svc_dev *d)
 /* The channels and tmfifo_netN of a device that had to wait for them
  * (dropped or locked at open), once it is ours. */
 static void
-rsh_svc_attach_late(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_attach_late(struct rshd *s, struct rsh_svc_dev *d)
 {
 	struct rsh_own_info oi;
 
@@ -587,7 +597,7 @@ rsh_svc_take_over(struct rsh_svc_dev *d)
 /* Mark devices gone (all-ones) or back (answers again); take over and
  * attach the devices that waited. */
 void
-rsh_svc_check_health(struct rsh_svc *s)
+rsh_svc_check_health(struct rshd *s)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
 		struct rsh_svc_dev *d = &s->devs[i];
@@ -632,7 +642,7 @@ rsh_svc_check_health(struct rsh_svc *s)
 /* SIGTERM: stop everything, leave nothing behind. Pushes are cancelled
  * and end with BOOT_CONTROL=1 while the poll loop still runs. */
 void
-rsh_svc_stop_all(struct rsh_svc *s)
+rsh_svc_stop_all(struct rshd *s)
 {
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)

@@ -45,7 +45,7 @@ rsh_svc_link_speed(char *s)
  * last (at open: always). Not a PCI function: nothing.
  */
 void
-rsh_svc_link_check(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_link_check(struct rshd *s, struct rsh_svc_dev *d)
 {
 	char key[RSH_DEV_NAME_MAX], dir[PATH_MAX], cs[32], ms[32], cw[16], mw[16], now[128];
 	bool degraded;

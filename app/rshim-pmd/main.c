@@ -135,7 +135,7 @@ rsh_svc_opt_num(const char *opt, const char *v, long max, long *out)
 
 /* A -d/--sim device. */
 static int
-rsh_svc_opt_dev(struct rsh_svc *s, const char *v, bool sim)
+rsh_svc_opt_dev(struct rshd *s, const char *v, bool sim)
 {
 	static char store[RSH_SVC_MAX_DEVS][RSH_DEV_NAME_MAX];
 	char *dst;
@@ -183,7 +183,7 @@ rsh_svc_opt_backend(const char *v)
 
 /* --log-type TYPE:LEVEL, kept for EAL (at most 8). */
 static int
-rsh_svc_opt_log_type(struct rsh_svc *s, const char *v)
+rsh_svc_opt_log_type(struct rshd *s, const char *v)
 {
 	if (s->n_log_types == RSH_SVC_MAX_LOG_TYPES || strchr(v, ':') == NULL) {
 		fprintf(stderr, "rshim-pmd: --log-type %s: expected TYPE:LEVEL (at most %u), e.g. pmd.rshim.reg:debug\n",
@@ -196,7 +196,7 @@ rsh_svc_opt_log_type(struct rsh_svc *s, const char *v)
 
 /* Parse the command line; -1 with *code set when main must return. */
 static int
-rsh_svc_parse(struct rsh_svc *s, int argc, char **argv, int *code)
+rsh_svc_parse(struct rshd *s, int argc, char **argv, int *code)
 {
 	long v;
 	int c;
@@ -274,7 +274,7 @@ rsh_svc_have_hugepages(void)
 
 /* EAL: one worker lcore for the poll loop when there are two cores. */
 static int
-rsh_svc_eal(struct rsh_svc *s)
+rsh_svc_eal(struct rshd *s)
 {
 	static char lcores[8], prefix[96], level[48], lib[48], mem[16];
 	static char types[RSH_SVC_MAX_LOG_TYPES][80];
@@ -338,7 +338,7 @@ rsh_svc_syslog_write(void *c, const char *buf, size_t size)
 
 /* Fork into the background unless -f; logs go to syslog then. */
 static int
-rsh_svc_daemonise(struct rsh_svc *s)
+rsh_svc_daemonise(struct rshd *s)
 {
 	cookie_io_functions_t io = { .write = rsh_svc_syslog_write };
 	FILE *f;
@@ -375,7 +375,7 @@ rsh_svc_abs(const char *path)
 
 /* The node directory must be there: nothing could be served otherwise. */
 static int
-rsh_svc_dev_dir_check(const struct rsh_svc *s)
+rsh_svc_dev_dir_check(const struct rshd *s)
 {
 	struct stat st;
 	int rc = stat(s->dev_dir, &st);
@@ -389,7 +389,7 @@ rsh_svc_dev_dir_check(const struct rsh_svc *s)
 
 /* Load the configuration and apply the group; exit code on error. */
 static int
-rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
+rsh_svc_load(struct rshd *s, struct rsh_svc_conf *c, bool required)
 {
 	struct group *g;
 	gid_t gid;
@@ -410,14 +410,14 @@ rsh_svc_load(struct rsh_svc *s, struct rsh_svc_conf *c, bool required)
 	}
 	/* FUSE and relay threads read it while a SIGHUP reload runs. */
 	__atomic_store_n(&s->group_gid, gid, __ATOMIC_RELAXED);
-	s->open.mapping = !c->has_vfio && !c->has_uio ? "direct" : !c->has_vfio ? "uio" : NULL;
+	s->pci_mapping = !c->has_vfio && !c->has_uio ? "direct" : !c->has_vfio ? "uio" : NULL;
 	__atomic_store_n(&s->reset_delay_s, c->reset_delay_s, __ATOMIC_RELAXED);
 	return 0;
 }
 
 /* SIGHUP: re-read the configuration (a bad file keeps the old one). */
 static void
-rsh_svc_reload(struct rsh_svc *s, bool *pending)
+rsh_svc_reload(struct rshd *s, bool *pending)
 {
 	struct rsh_svc_conf c;
 	gid_t old_gid = __atomic_load_n(&s->group_gid, __ATOMIC_RELAXED);
@@ -436,7 +436,7 @@ rsh_svc_reload(struct rsh_svc *s, bool *pending)
 
 /* The main loop: signals, rescans, health checks, once a second. */
 static void
-rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
+rsh_svc_loop(struct rshd *s, const sigset_t *set)
 {
 	uint64_t last_scan = rsh_mono_ns();
 	bool pending = false;
@@ -468,7 +468,7 @@ rsh_svc_loop(struct rsh_svc *s, const sigset_t *set)
 
 /* Start serving; exit code. */
 static int
-rsh_svc_run(struct rsh_svc *s, const sigset_t *set)
+rsh_svc_run(struct rshd *s, const sigset_t *set)
 {
 	int n;
 
@@ -477,6 +477,8 @@ rsh_svc_run(struct rsh_svc *s, const sigset_t *set)
 	s->poll.rt_cap_pct = s->conf.rt_cap_pct;
 	if (rsh_svc_telemetry_register(s) < 0)
 		RSH_SVC_LOG(WARNING, "-", "telemetry commands not registered");
+	if (rsh_svc_relay_init(s) < 0)
+		return RSH_SVC_EXIT_FAIL;
 	n = rsh_svc_sync_devices(s);
 	if (n < 0)
 		return RSH_SVC_EXIT_FAIL;
@@ -528,13 +530,13 @@ rsh_svc_is_cmdmode(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	static struct rsh_svc s = {
+	static struct rshd s = {
 		.dev_dir = "/dev",
 		.run_dir = RSH_SVC_LOCK_DIR,
 		.file_prefix = "rshim-pmd",
 		.log_level = 3,
 		.relay_mu = PTHREAD_MUTEX_INITIALIZER,
-		.relay_wake = -1,
+		.pump.wake_fd = -1,
 	};
 	bool conf_given, nvidia = false;
 	sigset_t set;

@@ -87,7 +87,7 @@ rsh_svc_boot_claim(struct rsh_svc_dev *d)
 
 /* open(2) of the boot node by a writer: 0 and *gen (the file handle). */
 int
-rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid,
+rsh_svc_boot_open(struct rshd *s, struct rsh_svc_dev *d, uid_t uid, pid_t pid,
 		  uint64_t *gen)
 {
 	struct rsh_boot_opts o;

@@ -4,9 +4,9 @@
  * ioctls of /dev/rshimN/rshim (§5.3), on the library's control API
  * (rsh_misc_read/write, rsh_reg_req_parse/rsh_dev_reg_req, and
  * rsh_reg_ioc_addr for the channel<<16|offset form of a BlueField-3
- * address). The in-tree rsh_regs.h still gives the field constants
- * misc renders from while a push owns the device (BOOT_CONTROL's mode,
- * the uptime clock, the scratch log's size).
+ * address). The control API also gives the field constants misc
+ * renders from while a push owns the device (BOOT_CONTROL's mode, the
+ * uptime clock, the scratch log's size), so no register table is needed.
  *
  * The service mirrors DISPLAY_LEVEL, BOOT_TIMEOUT, CLEAR_ON_READ and
  * BOOT_RESET_SKIP: BOOT_TIMEOUT is the stall deadline of its pushes, and
@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsh_regs.h"
 #include "svc.h"
 
 /* Register ioctls (§5.3): v1 12 bytes, v2 13 bytes with a size byte. */
@@ -67,10 +66,13 @@ rsh_svc_misc_reg(struct rsh_svc_dev *d, enum rsh_reg reg, uint64_t *v)
 static size_t
 rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 {
-	enum rsh_gen gen = rsh_dev_gen(d->dev);
+	struct rsh_dev_info inf;
+	enum rsh_gen gen;
 	uint64_t v;
 	int rc;
 
+	rsh_dev_get_info(d->dev, &inf);
+	gen = inf.gen;
 	n = rsh_svc_put(buf, size, n, "%-16s%d (0:basic, 1:advanced, 2:log)\n",
 			"DISPLAY_LEVEL", __atomic_load_n(&d->display_level, __ATOMIC_RELAXED));
 	if (gen == RSH_GEN_BF3) {
@@ -82,7 +84,7 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	}
 	rc = rsh_svc_misc_reg(d, RSH_BOOT_CONTROL, &v);
 	n = rsh_svc_put(buf, size, n, "%-16s%" PRIu64 " (0:rshim, 1:emmc, 2:emmc-boot-swap)\n",
-			"BOOT_MODE", (uint64_t)(v & RSH_BOOT_CONTROL__MODE_MASK));
+			"BOOT_MODE", (uint64_t)(v & RSH_CTL_BOOT_MODE_MASK));
 	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "BOOT_TIMEOUT",
 			__atomic_load_n(&d->boot_timeout_s, __ATOMIC_RELAXED));
 	n = rsh_svc_put(buf, size, n, "%-16s%u (seconds)\n", "USB_TIMEOUT", d->svc->conf.usb_timeout_s);
@@ -91,12 +93,12 @@ rsh_svc_misc_basic(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: reset)\n", "SW_RESET", 0);
 	n = rsh_svc_put(buf, size, n, "%-16s%s%s\n", "DEV_NAME",
 			strncmp(d->devstr, "sim:", 4) == 0 ? "" :
-			rsh_dev_livefish(d->dev) ? "pcie-lf-" : "pcie-", d->devstr);
+			inf.livefish ? "pcie-lf-" : "pcie-", d->devstr);
 	n = rsh_svc_put(buf, size, n, "%-16sBlueField-%d(Rev %u)\n", "DEV_INFO",
 			(int)gen, d->revision);
 	if (gen == RSH_GEN_BF3 && rsh_svc_misc_reg(d, RSH_UPTIME, &v) == 0)
 		n = rsh_svc_put(buf, size, n, "%-16s%" PRIu64 "(s)\n", "UP_TIME",
-				(uint64_t)(v / RSH_UPTIME_HZ_BF3));
+				(uint64_t)(v / RSH_CTL_BF3_UPTIME_HZ));
 	n = rsh_svc_put(buf, size, n, "%-16s%d (1: send Force command)\n", "FORCE_CMD", 0);
 	return n;
 }
@@ -126,14 +128,14 @@ static size_t
 rsh_svc_misc_log(struct rsh_svc_dev *d, char *buf, size_t size, size_t n)
 {
 	static const char rule[] = "---------------------------------------\n";
-	struct rsh_log_rec *recs = calloc(RSH_SCRATCH_BUF_WORDS, sizeof(*recs));
+	struct rsh_scratchlog_rec *recs = calloc(RSH_CTL_LOG_RECS_MAX, sizeof(*recs));
 	int got, i;
 
 	if (recs == NULL)
 		return n;
 	n = rsh_svc_put(buf, size, n, "%s             Log Messages\n%s", rule, rule);
-	got = rsh_log_read(d->dev, __atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED),
-			   recs, RSH_SCRATCH_BUF_WORDS);
+	got = rsh_scratchlog_read(d->dev, __atomic_load_n(&d->clear_on_read, __ATOMIC_RELAXED),
+				  recs, RSH_CTL_LOG_RECS_MAX);
 	if (got < 0)
 		n = rsh_svc_put(buf, size, n, "(log not readable: %s)\n", strerror(-got));
 	for (i = 0; i < got; i++)
@@ -248,7 +250,7 @@ rsh_svc_misc_is_reset(const char *line)
  * device reset when its write returns.
  */
 static int
-rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_misc_reset(struct rshd *s, struct rsh_svc_dev *d)
 {
 	int delay_s = __atomic_load_n(&s->reset_delay_s, __ATOMIC_RELAXED);
 	uint64_t t0 = rsh_mono_ns();
@@ -265,7 +267,7 @@ rsh_svc_misc_reset(struct rsh_svc *s, struct rsh_svc_dev *d)
 
 /* write(2) on misc: one "KEY value" line. */
 int
-rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d, const char *buf,
+rsh_svc_misc_write(struct rshd *s, struct rsh_svc_dev *d, const char *buf,
 		   size_t len, uid_t uid, pid_t pid)
 {
 	char line[256], shown[4 * 200 + 1], action[sizeof(shown) + 16], *save = NULL;
@@ -331,6 +333,7 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 {
 	struct rsh_svc_ioc_msg2 m = { 0 };
 	bool wr = cmd == RSH_SVC_IOC_WRITE || cmd == RSH_SVC_IOC_WRITE2;
+	struct rsh_dev_info inf;
 	struct rsh_reg_req req;
 	char spec[64], action[96];
 	uint32_t addr = 0;
@@ -339,15 +342,16 @@ rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 	memcpy(&m, data, in_size);
 	if (in_size == 12)
 		m.data_size = 8;
+	rsh_dev_get_info(d->dev, &inf);
 	rc = m.data_size == 4 || m.data_size == 8 ? 0 : -EINVAL;
 	if (rc == 0)
-		rc = rsh_reg_ioc_addr(rsh_dev_gen(d->dev), m.addr, in_size == 13, &addr);
+		rc = rsh_reg_ioc_addr(inf.gen, m.addr, in_size == 13, &addr);
 	if (rc == 0) {
 		int n = snprintf(spec, sizeof(spec), "0x%08x.%u", addr, m.data_size * 8u);
 
 		if (wr)
 			snprintf(spec + n, sizeof(spec) - n, "=0x%" PRIx64, (uint64_t)m.data);
-		rc = rsh_reg_req_parse((int)rsh_dev_gen(d->dev), spec, &req);
+		rc = rsh_reg_req_parse(inf.gen, spec, &req);
 	}
 	if (rc == 0)
 		rc = rsh_dev_reg_req(d->dev, &req);

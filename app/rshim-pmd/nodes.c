@@ -51,7 +51,7 @@ static const char *const rsh_svc_node_names[RSH_SVC_INO_ALL] = {
 
 /* A device's FUSE session. */
 struct rsh_svc_fuse {
-	struct rsh_svc *s;
+	struct rshd *s;
 	struct rsh_svc_dev *d;
 	struct fuse_session *se;
 	struct rsh_svc_loop loop;
@@ -517,7 +517,7 @@ static const struct fuse_lowlevel_ops rsh_svc_ll_ops = {
 
 /* Mount DIR/rshimN and serve it (fuse_loop.c: mount point, threads). */
 int
-rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d)
+rsh_svc_nodes_start(struct rshd *s, struct rsh_svc_dev *d)
 {
 	char *argv[] = { "rshim-pmd", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(1, argv);

@@ -11,11 +11,13 @@
  * reads and writes with TSO/GRO in user space unless NET_OFFLOAD is 0;
  * opened and configured as rshim-pmd-app does it (app/common/rsh_tap.h).
  *
- * The thread sleeps in ppoll on the channels' wake-up eventfds
- * (rsh_tmfifo_rx_fd, armed with rsh_tmfifo_rx_arm before each sleep), the
- * PTY masters, the TAPs and its own wake eventfd (table changes, stop). It
- * has no periodic tick: a 1 s housekeeping timeout only, or 1 ms while
- * bytes wait for room in a channel (the rings have no "room again" fd).
+ * The thread is the owner of a pump (app/common/rsh_pump.h) that sleeps
+ * on descriptors only (RSH_PUMP_WAIT_FD): the channels' wake-up eventfds,
+ * the PTY masters and their inotify, the TAPs and the pump's wake eventfd
+ * (table changes, stop). It has no periodic tick: a 1 s housekeeping
+ * timeout only, or 1 ms while bytes wait for room in a channel (the rings
+ * have no "room again" fd). Devices join and leave the pump as main
+ * publishes them (rsh_svc_relay_attach).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,7 +39,6 @@
 
 #define RSH_SVC_HOUSEKEEP_MS 1000 /* idle timeout: housekeeping only */
 #define RSH_SVC_RETRY_MS 1        /* bytes wait for room in a channel */
-#define RSH_SVC_PFD_PER_DEV 5     /* PTY, its inotify, TAP, two channel eventfds */
 
 /* Spawn attributes for a child: the signals the service blocks or
  * ignores (SIGTERM, SIGINT, SIGHUP, SIGPIPE) as a fresh process has them. */
@@ -140,74 +140,27 @@ rsh_svc_tap_close(struct rsh_svc_dev *d)
 	rsh_tap_close(&d->tap);
 }
 
-/* Clear an eventfd (non-blocking). */
-static void
-rsh_svc_efd_clear(int fd)
+/*
+ * Show or hide a device's endpoints to the pump (main, relay_mu held, as
+ * it publishes the device): the console PTY when it has one, the TAP
+ * (which idles while the device has none).
+ */
+void
+rsh_svc_relay_attach(struct rshd *s, struct rsh_svc_dev *d, bool live)
 {
-	uint64_t v;
-
-	if (fd >= 0 && read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+	rsh_pump_remove(&s->pump, &d->cons.ep);
+	rsh_pump_remove(&s->pump, &d->tap_ep);
+	if (!live)
 		return;
-}
-
-/* One device: move what can move, then the fds to wait on. */
-static unsigned int
-rsh_svc_relay_dev(struct rsh_svc_dev *d, struct pollfd *pfd,
-		  nfds_t *npfd, bool *retry)
-{
-	unsigned int work = 0;
-
-	if (d->cons.master >= 0) {
-		work += rsh_svc_cons_from_dpu(d) + rsh_svc_cons_to_dpu(d);
-		work += rsh_pump_chan_arm(d->dev, RSH_TMFIFO_CONSOLE, pfd, npfd) ? 1 : 0;
-		/* Input waiting for room in the channel: retry on a timer,
-		 * not on POLLIN (it stays readable). */
-		*retry |= d->cons.tx_len > 0;
-		pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.master,
-			.events = (short)((d->cons.tx_len == 0 ? POLLIN : 0) |
-					  (rsh_svc_cons_want_out(d) ? POLLOUT : 0)) };
-		/* A client's open: held output goes out. */
-		pfd[(*npfd)++] = (struct pollfd){ .fd = d->cons.ino, .events = POLLIN };
-	}
-	if (d->tap.fd >= 0) {
-		/* Each pass reads until the TAP is empty, as ppoll says
-		 * nothing per fd here. */
-		d->tap.drained = false;
-		work += rsh_pump_tap(&d->tap, d->dev);
-		work += rsh_pump_chan_arm(d->dev, RSH_TMFIFO_NET, pfd, npfd) ? 1 : 0;
-		*retry |= d->tap.n_pend > 0;
-		pfd[(*npfd)++] = (struct pollfd){ .fd = d->tap.fd,
-			.events = rsh_tap_want_read(&d->tap) ? POLLIN : 0 };
-	}
-	return work;
-}
-
-/* One pass over every device; fills pfd with the fds to wait on. */
-static unsigned int
-rsh_svc_relay_pass(struct rsh_svc *s, struct pollfd *pfd, nfds_t *npfd,
-		   bool *retry)
-{
-	unsigned int work = 0;
-
-	*npfd = 0;
-	*retry = false;
-	rsh_svc_efd_clear(s->relay_wake);
-	pfd[(*npfd)++] = (struct pollfd){ .fd = s->relay_wake, .events = POLLIN };
-	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++) {
-		struct rsh_svc_dev *d = &s->devs[i];
-
-		/* A gone device too: what is typed or sent then is dropped
-		 * (and counted) by the channel, not kept for its return. */
-		if (!d->live)
-			continue;
-		work += rsh_svc_relay_dev(d, pfd, npfd, retry);
-	}
-	return work;
+	if (d->cons.master >= 0)
+		rsh_pump_add(&s->pump, &d->cons.ep);
+	rsh_pump_tap_init(&d->tap_ep, d->dev, &d->tap);
+	rsh_pump_add(&s->pump, &d->tap_ep);
 }
 
 /* Count one ppoll return (n) by its reason. */
 static void
-rsh_svc_relay_count(struct rsh_svc *s, int n, bool retry)
+rsh_svc_relay_count(struct rshd *s, int n, bool retry)
 {
 	__atomic_fetch_add(&s->relay_wakeups, 1, __ATOMIC_RELAXED);
 	if (n > 0) {
@@ -221,72 +174,81 @@ rsh_svc_relay_count(struct rsh_svc *s, int n, bool retry)
 			   1, __ATOMIC_RELAXED);
 }
 
-/* The relay loop: a pass, then sleep until an fd or the timeout. */
+/*
+ * The relay loop: a pass over every published device (a gone one too:
+ * what is typed or sent then is dropped, and counted, by the channel),
+ * then sleep until an fd or the timeout.
+ */
 static void *
 rsh_svc_relay_thread(void *arg)
 {
-	struct rsh_svc *s = arg;
-	struct pollfd pfd[1 + RSH_SVC_PFD_PER_DEV * RSH_SVC_MAX_DEVS];
+	struct rshd *s = arg;
 	unsigned int work;
-	nfds_t npfd;
-	struct timespec ts;
-	bool retry;
+	bool sleep;
 	int n;
 
 	while (__atomic_load_n(&s->relay_run, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&s->relay_mu);
-		work = rsh_svc_relay_pass(s, pfd, &npfd, &retry);
+		work = rsh_pump_work(&s->pump);
+		sleep = rsh_pump_prepare(&s->pump, work);
 		pthread_mutex_unlock(&s->relay_mu);
-		if (work > 0)
+		if (!sleep)
 			continue;
-		ts.tv_sec = retry ? 0 : RSH_SVC_HOUSEKEEP_MS / 1000;
-		ts.tv_nsec = retry ? RSH_SVC_RETRY_MS * 1000000L : 0;
-		n = ppoll(pfd, npfd, &ts, NULL);
-		rsh_svc_relay_count(s, n, retry);
+		n = rsh_pump_sleep(&s->pump);
+		rsh_svc_relay_count(s, n, s->pump.held);
 	}
 	return NULL;
 }
 
 /* Wake the relay thread (table changed, device back, stop). */
 void
-rsh_svc_relay_kick(struct rsh_svc *s)
+rsh_svc_relay_kick(struct rshd *s)
 {
-	uint64_t one = 1;
+	if (s->pump.wake_fd >= 0)
+		rsh_pump_kick(&s->pump);
+}
 
-	if (s->relay_wake >= 0 && write(s->relay_wake, &one, sizeof(one)) < 0 &&
-	    errno != EAGAIN)
-		RSH_SVC_LOG(WARNING, "-", "cannot wake the relay thread: %s", strerror(errno));
+/* The relay's pump, before any device is published; 0 or -errno. */
+int
+rsh_svc_relay_init(struct rshd *s)
+{
+	struct rsh_pump_policy pol = {
+		.wait = RSH_PUMP_WAIT_FD,
+		.idle_ns = RSH_SVC_HOUSEKEEP_MS * RSH_MONO_NS_PER_MS,
+		.retry_ns = RSH_SVC_RETRY_MS * RSH_MONO_NS_PER_MS,
+	};
+	int rc;
+
+	pthread_mutex_lock(&s->relay_mu);
+	rc = rsh_pump_init(&s->pump, &pol);
+	pthread_mutex_unlock(&s->relay_mu);
+	if (rc < 0)
+		RSH_SVC_LOG(ERR, "-", "cannot create the relay wake-up eventfd: %s", strerror(-rc));
+	return rc;
 }
 
 /* Start the relay thread. */
 int
-rsh_svc_relay_start(struct rsh_svc *s)
+rsh_svc_relay_start(struct rshd *s)
 {
-	s->relay_wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->relay_wake < 0) {
-		RSH_SVC_LOG(ERR, "-", "cannot create the relay wake-up eventfd: %s", strerror(errno));
-		return -errno;
-	}
 	__atomic_store_n(&s->relay_run, 1, __ATOMIC_RELEASE);
-	if (pthread_create(&s->relay, NULL, rsh_svc_relay_thread, s) != 0) {
-		close(s->relay_wake);
-		s->relay_wake = -1;
+	if (pthread_create(&s->relay, NULL, rsh_svc_relay_thread, s) != 0)
 		return -EAGAIN;
-	}
 	s->relay_started = true;
 	return 0;
 }
 
-/* Stop and join the relay thread. */
+/* Stop and join the relay thread; close its pump. */
 void
-rsh_svc_relay_stop(struct rsh_svc *s)
+rsh_svc_relay_stop(struct rshd *s)
 {
-	if (!s->relay_started)
-		return;
-	__atomic_store_n(&s->relay_run, 0, __ATOMIC_RELEASE);
-	rsh_svc_relay_kick(s);
-	pthread_join(s->relay, NULL);
-	s->relay_started = false;
-	close(s->relay_wake);
-	s->relay_wake = -1;
+	if (s->relay_started) {
+		__atomic_store_n(&s->relay_run, 0, __ATOMIC_RELEASE);
+		rsh_svc_relay_kick(s);
+		pthread_join(s->relay, NULL);
+		s->relay_started = false;
+	}
+	pthread_mutex_lock(&s->relay_mu);
+	rsh_pump_fini(&s->pump);
+	pthread_mutex_unlock(&s->relay_mu);
 }

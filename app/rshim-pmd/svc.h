@@ -8,7 +8,7 @@
  *  - one FUSE session thread group per device (the nodes);
  *  - one relay thread: console PTYs and TAPs of every device;
  *  - the poll lcore (inside the library): the hardware.
- * The device table (struct rsh_svc) is changed by main only, holding
+ * The device table (struct rshd) is changed by main only, holding
  * relay_mu (the relay thread and telemetry read it under that lock).
  * Devices join and leave the running poll loop (rsh_poller_add/remove).
  */
@@ -26,6 +26,7 @@
 
 #include "rsh.h"
 #include "rsh_mono.h"
+#include "rsh_pump.h"
 #include "rsh_tap.h"
 
 #define RSH_SVC_MAX_DEVS 16
@@ -93,10 +94,10 @@ struct rsh_svc_cons {
 	size_t head, len;
 	uint8_t replay[RSH_SVC_CONS_BUF]; /* shown since the open (grace) */
 	size_t replay_len, replay_pos;
-	uint8_t tx[4096];          /* PTY → DPU bytes the channel has not taken */
-	size_t tx_len;
+	struct rsh_pump_ep ep;     /* the PTY as the pump's endpoint: PTY → DPU
+				    * bytes not taken yet, to_dpu/from_dpu */
 	bool unsafe;               /* DPU output shown since the last read */
-	uint64_t to_dpu, from_dpu, dropped; /* relay thread writes */
+	uint64_t dropped;          /* relay thread writes */
 	uint64_t raw_restored, echo_dropped, replays;
 };
 
@@ -111,7 +112,7 @@ struct rsh_svc_cons {
  * opens and tears a device down outside the lock.
  */
 struct rsh_svc_dev {
-	struct rsh_svc *svc;
+	struct rshd *svc;
 	bool used;                 /* slot claimed (relay_mu to write) */
 	bool live;                 /* served: relay and telemetry see it (relay_mu) */
 	char devstr[RSH_DEV_NAME_MAX];
@@ -165,10 +166,11 @@ struct rsh_svc_dev {
 	/* relay thread */
 	struct rsh_svc_cons cons;
 	struct rsh_tap tap;        /* tmfifo_netN (app/common/rsh_tap.h) */
+	struct rsh_pump_ep tap_ep; /* the TAP as the pump's endpoint */
 };
 
 /* The service. */
-struct rsh_svc {
+struct rshd {
 	const char *prog;
 	const char *conf_path;     /* -C FILE, else rsh_svc_conf_pick() */
 	bool conf_required;        /* -C given: the file must exist */
@@ -198,11 +200,15 @@ struct rsh_svc {
 	struct rsh_poller *poller;
 	struct rsh_poll_opts poll;
 	struct rsh_open_opts open;
+	/* PCIE_HAS_VFIO/PCIE_HAS_UIO as the PCI backend's mapping= devarg
+	 * (NULL: VFIO, then UIO, then direct) */
+	const char *pci_mapping;
 	/* relay thread */
 	pthread_t relay;
 	bool relay_started;
 	int relay_run;             /* 1 run, 0 stop (atomic) */
-	int relay_wake;            /* eventfd: wake the relay thread, -1 none */
+	struct rsh_pump pump;      /* its loop; endpoints added and removed
+				    * under relay_mu (wake_fd: -1 none) */
 	uint64_t relay_wakeups;    /* ppoll returns (atomic) */
 	uint64_t relay_timeouts;   /* of which timeouts (atomic) */
 	/* The wake-ups by reason (atomic): a descriptor was ready, the
@@ -248,13 +254,13 @@ int rsh_svc_conf_index(const struct rsh_svc_conf *c, const char *dev);
 /* devices.c */
 /* The device is in drop mode (DROP_MODE 1, or another driver owns it). */
 bool rsh_svc_dev_dropped(struct rsh_svc_dev *d);
-int rsh_svc_run_dir_check(struct rsh_svc *s);
-int rsh_svc_lock_dev(struct rsh_svc *s, const char *devstr, int *fd);
-void rsh_svc_unlock_dev(struct rsh_svc *s, const char *devstr, int fd);
-int rsh_svc_sync_devices(struct rsh_svc *s);
-void rsh_svc_check_health(struct rsh_svc *s);
-void rsh_svc_stop_all(struct rsh_svc *s);
-struct rsh_svc_dev *rsh_svc_dev_by_index(struct rsh_svc *s, unsigned int idx);
+int rsh_svc_run_dir_check(struct rshd *s);
+int rsh_svc_lock_dev(struct rshd *s, const char *devstr, int *fd);
+void rsh_svc_unlock_dev(struct rshd *s, const char *devstr, int fd);
+int rsh_svc_sync_devices(struct rshd *s);
+void rsh_svc_check_health(struct rshd *s);
+void rsh_svc_stop_all(struct rshd *s);
+struct rsh_svc_dev *rsh_svc_dev_by_index(struct rshd *s, unsigned int idx);
 
 /* fuse_loop.c: the mount point and the threads of a FUSE session. */
 #define RSH_SVC_FUSE_THREADS 8
@@ -282,11 +288,11 @@ int rsh_svc_loop_start(struct rsh_svc_loop *l, struct fuse_session *se, int fd,
 void rsh_svc_loop_stop(struct rsh_svc_loop *l);
 
 /* nodes.c: the FUSE directory of a device. */
-int rsh_svc_nodes_start(struct rsh_svc *s, struct rsh_svc_dev *d);
+int rsh_svc_nodes_start(struct rshd *s, struct rsh_svc_dev *d);
 void rsh_svc_nodes_stop(struct rsh_svc_dev *d);
 
 /* node_boot.c / node_misc.c / nodes.c (the rshim node) (FUSE threads). */
-int rsh_svc_boot_open(struct rsh_svc *s, struct rsh_svc_dev *d, uid_t uid,
+int rsh_svc_boot_open(struct rshd *s, struct rsh_svc_dev *d, uid_t uid,
 		      pid_t pid, uint64_t *gen);
 int rsh_svc_boot_write(struct rsh_svc_dev *d, uint64_t gen, const void *buf,
 		       size_t len);
@@ -300,7 +306,7 @@ void rsh_svc_boot_cancel(struct rsh_svc_dev *d);
 void rsh_svc_boot_shutdown(struct rsh_svc_dev *d);
 int rsh_svc_misc_render(struct rsh_svc_dev *d, char *buf, size_t size);
 void rsh_svc_misc_init(struct rsh_svc_dev *d);
-int rsh_svc_misc_write(struct rsh_svc *s, struct rsh_svc_dev *d,
+int rsh_svc_misc_write(struct rshd *s, struct rsh_svc_dev *d,
 		       const char *buf, size_t len, uid_t uid, pid_t pid);
 int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 		      size_t in_size, uid_t uid, pid_t pid);
@@ -308,29 +314,29 @@ int rsh_svc_reg_ioctl(struct rsh_svc_dev *d, unsigned int cmd, void *data,
 size_t rsh_svc_reg_ioctl_size(unsigned int cmd);
 
 /* console.c: the console PTY (relay thread; target: FUSE threads). */
-int rsh_svc_cons_open(struct rsh_svc *s, struct rsh_svc_dev *d);
+int rsh_svc_cons_open(struct rshd *s, struct rsh_svc_dev *d);
 void rsh_svc_cons_close(struct rsh_svc_dev *d);
-unsigned int rsh_svc_cons_from_dpu(struct rsh_svc_dev *d);
-unsigned int rsh_svc_cons_to_dpu(struct rsh_svc_dev *d);
-/* The PTY has bytes to show and a client to show them to. */
-bool rsh_svc_cons_want_out(struct rsh_svc_dev *d);
 void rsh_svc_cons_target(struct rsh_svc_dev *d, char *out, size_t len);
 
 /* relay.c: the relay thread, TAPs. */
 int rsh_svc_tap_open(struct rsh_svc_dev *d);
 void rsh_svc_tap_set_up(struct rsh_svc_dev *d, bool up);
 void rsh_svc_tap_close(struct rsh_svc_dev *d);
-int rsh_svc_relay_start(struct rsh_svc *s);
-void rsh_svc_relay_stop(struct rsh_svc *s);
-void rsh_svc_relay_kick(struct rsh_svc *s);
+int rsh_svc_relay_init(struct rshd *s);
+/* A device published (live) or hidden: its endpoints join or leave the
+ * relay's pump (relay_mu held). */
+void rsh_svc_relay_attach(struct rshd *s, struct rsh_svc_dev *d, bool live);
+int rsh_svc_relay_start(struct rshd *s);
+void rsh_svc_relay_stop(struct rshd *s);
+void rsh_svc_relay_kick(struct rshd *s);
 
 /* cmdmode.c: `rshim-pmd -c ...`, NVIDIA's command mode; the exit code. */
-int rsh_svc_cmdmode(struct rsh_svc *s, int argc, char **argv);
+int rsh_svc_cmdmode(struct rshd *s, int argc, char **argv);
 
 /* link.c: the PCIe link, logged at open and when it changes. */
-void rsh_svc_link_check(struct rsh_svc *s, struct rsh_svc_dev *d);
+void rsh_svc_link_check(struct rshd *s, struct rsh_svc_dev *d);
 
 /* telemetry.c */
-int rsh_svc_telemetry_register(struct rsh_svc *s);
+int rsh_svc_telemetry_register(struct rshd *s);
 
 #endif /* RSH_SVC_H */

@@ -12,10 +12,10 @@
 
 #include "svc.h"
 
-static struct rsh_svc *rsh_svc_tel;
+static struct rshd *rsh_svc_tel;
 
 /* The service, as published by rsh_svc_telemetry_register(). */
-static struct rsh_svc *
+static struct rshd *
 rsh_svc_tel_get(void)
 {
 	return __atomic_load_n(&rsh_svc_tel, __ATOMIC_ACQUIRE);
@@ -55,6 +55,7 @@ rsh_svc_tel_list(const char *cmd, const char *params, struct rte_tel_data *t)
 static int
 rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 {
+	struct rsh_dev_info inf;
 	struct rsh_svc_dev *d;
 	int rc = -EINVAL;
 	bool pushing;
@@ -62,12 +63,12 @@ rsh_svc_tel_info(const char *cmd, const char *params, struct rte_tel_data *t)
 	(void)cmd;
 	pthread_mutex_lock(&rsh_svc_tel_get()->relay_mu);
 	d = rsh_svc_tel_dev(params);
-	if (d != NULL && d->live) {
+	if (d != NULL && d->live && rsh_dev_get_info(d->dev, &inf) == 0) {
 		rte_tel_data_start_dict(t);
 		rte_tel_data_add_dict_string(t, "name", d->name);
 		rte_tel_data_add_dict_string(t, "device", d->devstr);
-		rte_tel_data_add_dict_string(t, "driver", rsh_dev_driver(d->dev));
-		rte_tel_data_add_dict_string(t, "generation", rsh_gen_name(rsh_dev_gen(d->dev)));
+		rte_tel_data_add_dict_string(t, "driver", inf.driver);
+		rte_tel_data_add_dict_string(t, "generation", rsh_gen_name(inf.gen));
 		rte_tel_data_add_dict_string(t, "nodes", d->mnt);
 		rte_tel_data_add_dict_string(t, "console", d->cons.pts);
 		rte_tel_data_add_dict_string(t, "network", d->tap.fd >= 0 ? d->tap.name : "");
@@ -94,7 +95,7 @@ rsh_svc_tel_boot(struct rte_tel_data *t, struct rsh_svc_dev *d)
 	struct rsh_mmio_stats mm;
 	struct rsh_boot_stats bs;
 
-	rsh_dev_mmio_stats(d->dev, &mm);
+	rsh_dev_get_stats(d->dev, &mm);
 	pthread_mutex_lock(&d->mu);
 	bs = d->last_boot;
 	if (d->boot != NULL)
@@ -141,7 +142,7 @@ rsh_svc_tel_fifo(struct rte_tel_data *t, struct rsh_svc_dev *d)
 #undef RSH_SVC_TEL_U64
 	}
 	rte_tel_data_add_dict_u64(t, "console_dropped_unread", d->cons.dropped);
-	rte_tel_data_add_dict_u64(t, "console_to_dpu", d->cons.to_dpu);
+	rte_tel_data_add_dict_u64(t, "console_to_dpu", d->cons.ep.to_dpu);
 	rte_tel_data_add_dict_u64(t, "console_raw_restored", d->cons.raw_restored);
 	rte_tel_data_add_dict_u64(t, "console_echo_dropped", d->cons.echo_dropped);
 	rte_tel_data_add_dict_u64(t, "console_replays", d->cons.replays);
@@ -203,7 +204,7 @@ rsh_svc_tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 
 /* Register the three commands. */
 int
-rsh_svc_telemetry_register(struct rsh_svc *s)
+rsh_svc_telemetry_register(struct rshd *s)
 {
 	/* The telemetry thread runs since EAL init: publish first. */
 	__atomic_store_n(&rsh_svc_tel, s, __ATOMIC_RELEASE);

@@ -165,14 +165,14 @@ static uint64_t
 rsh_lf_read64(struct rsh_backend *be, uint32_t off)
 {
 	struct rsh_lf *lf = (struct rsh_lf *)be;
-	uint64_t v = RSH_BAD_ACCESS1;
+	uint64_t v = RSH_BACKEND_BAD_READ;
 	int rc;
 
 	if (!rsh_lf_enter(lf))
 		return v;
 	rc = rsh_lf_rd(lf, off, &v);
 	rsh_lf_leave(lf, rc);
-	return rc < 0 ? RSH_BAD_ACCESS1 : v;
+	return rc < 0 ? RSH_BACKEND_BAD_READ : v;
 }
 
 /* ops: one register write. */
@@ -218,7 +218,7 @@ rsh_lf_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 			i--;
 	}
 	for (; i < n; i++)
-		w[i] = RSH_BAD_ACCESS1;
+		w[i] = RSH_BACKEND_BAD_READ;
 }
 
 /* ops (BF3): one 32-bit access through the MSN gateway's 32-bit width
@@ -307,7 +307,7 @@ static const struct rsh_backend_ops rsh_lf_bf3_ops = {
 /* The backend fields the core reads, from the config-space one. */
 static void
 rsh_lf_be_init(struct rsh_lf *lf, struct rsh_backend *lower,
-	       const struct rsh_regmap *map)
+	       uint32_t boot_off, uint32_t reset_off)
 {
 	struct rsh_backend *be = &lf->be;
 
@@ -317,7 +317,7 @@ rsh_lf_be_init(struct rsh_lf *lf, struct rsh_backend *lower,
 	be->cfg_only = false;
 	be->livefish = true;
 	be->lower = lower;
-	be->bar_size = map->bar_size;
+	be->bar_size = rsh_backend_bar_size(be->gen);
 	/* §L6: the reference waits 1 s, not 0.5 s, after a livefish reset;
 	 * BF3 adds the quiet window after RESET_CONTROL. */
 	be->reset_extra_ms = RSH_LF_RESET_EXTRA_MS;
@@ -326,19 +326,20 @@ rsh_lf_be_init(struct rsh_lf *lf, struct rsh_backend *lower,
 							   RSH_LF_BF3_QUIET_MS;
 	lf->low = lower;
 	lf->ref = lower->lf_seq == 1;
-	lf->boot_off = map->off[RSH_BOOT_FIFO_DATA];
-	lf->reset_off = map->off[RSH_RESET_CONTROL];
+	lf->boot_off = boot_off;
+	lf->reset_off = reset_off;
 }
 
 /* driver op "stack": a gateway on a cfg_only backend. */
 int
 rsh_lf_stack(struct rsh_backend *lower, struct rsh_backend **out)
 {
-	struct rsh_regmap map;
+	uint32_t boot_off, reset_off;
 	struct rsh_lf *lf;
 
 	if (lower->ops->cfg_read == NULL || lower->ops->cfg_write == NULL ||
-	    rsh_regmap_init(&map, lower->gen) < 0) {
+	    rsh_backend_reg_off(lower->gen, RSH_BOOT_FIFO_DATA, &boot_off) < 0 ||
+	    rsh_backend_reg_off(lower->gen, RSH_RESET_CONTROL, &reset_off) < 0) {
 		rsh_err_set("%s: livefish function without config-space access",
 			    lower->name);
 		return -ENOTSUP;
@@ -348,7 +349,7 @@ rsh_lf_stack(struct rsh_backend *lower, struct rsh_backend **out)
 		rsh_err_set("%s: out of memory", lower->name);
 		return -ENOMEM;
 	}
-	rsh_lf_be_init(lf, lower, &map);
+	rsh_lf_be_init(lf, lower, boot_off, reset_off);
 	RSH_DEV_LOG(INFO, &lf->be, "livefish: %s registers through the config-space gateway (%s)%s",
 		    rsh_gen_name(lf->be.gen), lf->be.gen == RSH_GEN_BF1 ?
 		    "TRIO CR gateway, Byte Access Widget" :

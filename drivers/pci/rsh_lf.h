@@ -29,6 +29,9 @@
 
 #include "rsh_backend.h"
 
+/* The PCI backend's logtype, pmd.rshim.vfio (rsh_pci_scan.c). */
+extern int rsh_logtype_vfio;
+
 /* Config-space window, §1.7. */
 #define RSH_LF_CFG_ADDR 0x58u
 #define RSH_LF_CFG_DATA 0x5Cu

@@ -19,6 +19,9 @@
 #include "rsh_backend.h"
 #include "rsh_pci_ids.h"
 
+/* The PCI backend's logtype, pmd.rshim.vfio (rsh_pci_scan.c). */
+extern int rsh_logtype_vfio;
+
 #define RSH_PCI_VENDOR RSH_PCI_VENDOR_ID /* §1.1, rsh_pci_ids.h */
 #define RSH_PCI_BDF_LEN 13          /* "dddd:bb:dd.f" + NUL */
 #define RSH_PCI_CMD_OFF 0x04        /* PCI_COMMAND, §1.8 */
@@ -72,6 +75,19 @@ struct rsh_pci_dev {
 /* Device directories of tests and VMs: /dev/vfio and /dev (for uioN). */
 extern const char *rsh_pci_vfio_dir;
 extern const char *rsh_pci_dev_dir;
+
+/* rsh_pci_args.c: the devargs of a PCI device string. */
+struct rsh_pci_args {
+	int mapping;    /* enum rsh_pci_mapping, -1: VFIO -> UIO -> direct */
+	bool force_id;  /* accept IDs that are not an rshim function's */
+};
+/* "<address>[,key=value,...]": the canonical address of the address
+ * part into bdf. @return 0, or -EINVAL (no message). */
+int rsh_pci_devstr_addr(const char *devstr, char bdf[RSH_PCI_BDF_LEN]);
+/* The devargs after the address into args (defaults without any).
+ * @return 0, or -EINVAL with a message naming the key and the valid
+ * ones (unknown key, bad value, a key given twice). */
+int rsh_pci_args_parse(const char *devstr, struct rsh_pci_args *args);
 
 /* rsh_pci_sysfs.c */
 /* snprintf that may truncate (paths under PATH_MAX, message fields);

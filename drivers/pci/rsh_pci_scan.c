@@ -49,7 +49,7 @@ rsh_pci_id_gen(uint16_t device_id, bool *livefish)
 uint64_t
 rsh_pci_min_bar(enum rsh_gen gen)
 {
-	return gen == RSH_GEN_BF3 ? RSH_BAR0_SIZE_BF3 : RSH_BAR0_SIZE_BF12;
+	return rsh_backend_bar_size(gen == RSH_GEN_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2);
 }
 
 /* ops: one register read. */
@@ -156,18 +156,19 @@ static const struct rsh_backend_ops rsh_pci_ops = {
 
 static struct rsh_backend_driver rsh_pci_driver;
 
-/* match: any PCI address form. */
+/* match: any PCI address form, with or without devargs (they are
+ * checked by probe and host_key, which can name a bad one). */
 static int
 rsh_pci_match(const char *devstr)
 {
 	char bdf[RSH_PCI_BDF_LEN];
 
-	return rsh_pci_addr_parse(devstr, bdf) == 0;
+	return rsh_pci_devstr_addr(devstr, bdf) == 0;
 }
 
-/* Check vendor/device (§1.1) and fill gen; --force-id accepts others. */
+/* Check vendor/device (§1.1) and fill gen; force-id=1 accepts others. */
 static int
-rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
+rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_pci_args *args)
 {
 	unsigned long ven = 0, dev = 0;
 	uint64_t sz = 0;
@@ -186,17 +187,17 @@ rsh_pci_check_id(struct rsh_pci_dev *pd, const struct rsh_open_opts *opts)
 	pd->livefish = pd->be.gen != RSH_GEN_NONE && lf;
 	if (pd->be.gen != RSH_GEN_NONE)
 		return 0;
-	if (opts == NULL || !opts->force_id) {
+	if (!args->force_id) {
 		rsh_err_set("%s: not an rshim function (vendor 0x%04lx device "
 			    "0x%04lx); pick the BlueField rshim function "
-			    "(rshim-pmd-app --list) or use --force-id to "
-			    "override", pd->be.name, ven, dev);
+			    "(rshim-pmd-app --list) or add force-id=1 "
+			    "(rshim-pmd-app --force-id) to override", pd->be.name, ven, dev);
 		return -ENODEV;
 	}
 	/* Forced: guess the generation from the BAR size, §1.2. */
 	rsh_pci_res0_size(pd->dir, &sz);
-	pd->be.gen = sz >= RSH_BAR0_SIZE_BF3 ? RSH_GEN_BF3 : RSH_GEN_BF2;
-	RSH_DEV_LOG(WARNING, &pd->be, "--force-id: IDs %04lx:%04lx treated "
+	pd->be.gen = sz >= rsh_backend_bar_size(RSH_GEN_BF3) ? RSH_GEN_BF3 : RSH_GEN_BF2;
+	RSH_DEV_LOG(WARNING, &pd->be, "force-id: IDs %04lx:%04lx treated "
 		    "as %s", ven, dev, rsh_gen_name(pd->be.gen));
 	return 0;
 }
@@ -238,10 +239,9 @@ rsh_pci_check_bar(struct rsh_pci_dev *pd, uint64_t size)
 /* Create the device object and run the identity checks. */
 static int
 rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
-		struct rsh_pci_dev **out)
+		const struct rsh_pci_args *args, struct rsh_pci_dev **out)
 {
 	struct rsh_pci_dev *pd;
-	struct rsh_regmap map;
 	struct stat st;
 	uint64_t sz = 0;
 	int rc;
@@ -265,7 +265,7 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 			    pd->root);
 		goto err;
 	}
-	rc = rsh_pci_check_id(pd, opts);
+	rc = rsh_pci_check_id(pd, args);
 	if (rc < 0)
 		goto err;
 	rsh_pci_read_rev(pd);
@@ -275,8 +275,8 @@ rsh_pci_dev_new(const char *bdf, const struct rsh_open_opts *opts,
 		if (rc < 0)
 			goto err;
 	}
-	if (rsh_regmap_init(&map, pd->be.gen) == 0)
-		pd->drain_off = map.off[RSH_FABRIC_DIM];
+	if (rsh_backend_reg_off(pd->be.gen, RSH_FABRIC_DIM, &pd->drain_off) < 0)
+		pd->drain_off = 0;
 	if (rsh_pci_link_base(pd->dir, "driver", pd->kdrv,
 			      sizeof(pd->kdrv)) < 0)
 		pd->kdrv[0] = '\0';
@@ -307,16 +307,17 @@ rsh_pci_foreign_driver(struct rsh_pci_dev *pd)
 	return true;
 }
 
-/* Map with the forced mode, or VFIO -> UIO -> direct (§2.6). The first
- * failure's message is kept: it names the fix for the preferred mode. */
+/* Map with the forced mode (mapping >= 0), or VFIO -> UIO -> direct
+ * (§2.6). The first failure's message is kept: it names the fix for the
+ * preferred mode. */
 static int
-rsh_pci_map_any(struct rsh_pci_dev *pd, const char *mapping)
+rsh_pci_map_any(struct rsh_pci_dev *pd, int mapping)
 {
 	char first[256] = "";
 	int i, rc, rc0 = 0;
 
 	for (i = 0; i < RSH_PCI_MAP_COUNT; i++) {
-		if (mapping != NULL && strcmp(mapping, rsh_pci_map_names[i]))
+		if (mapping >= 0 && mapping != i)
 			continue;
 		pd->mapping = i;
 		rc = rsh_pci_map_fn[i](pd);
@@ -334,11 +335,6 @@ rsh_pci_map_any(struct rsh_pci_dev *pd, const char *mapping)
 		RSH_DEV_LOG(DEBUG, &pd->be, "%s: %s", rsh_pci_map_names[i],
 			    rsh_last_error());
 	}
-	if (rc0 == 0) {
-		rsh_err_set("%s: unknown mapping '%s'; use vfio, uio or "
-			    "direct", pd->be.name, mapping);
-		return -EINVAL;
-	}
 	rsh_err_set("%s", first);
 	return rc0;
 }
@@ -349,21 +345,25 @@ rsh_pci_probe(const char *devstr, const struct rsh_open_opts *opts,
 	      struct rsh_backend **out)
 {
 	char bdf[RSH_PCI_BDF_LEN];
+	struct rsh_pci_args args;
 	struct rsh_pci_dev *pd;
 	int rc;
 
-	if (rsh_pci_addr_parse(devstr, bdf) < 0) {
+	if (rsh_pci_devstr_addr(devstr, bdf) < 0) {
 		rsh_err_set("%s: not a PCI address; use 0000:03:00.2, 03:00.2 "
 			    "or pcie-0000:03:00.2", devstr ? devstr : "(null)");
 		return -EINVAL;
 	}
-	rc = rsh_pci_dev_new(bdf, opts, &pd);
+	rc = rsh_pci_args_parse(devstr, &args);
+	if (rc < 0)
+		return rc;
+	rc = rsh_pci_dev_new(bdf, opts, &args, &pd);
 	if (rc < 0)
 		return rc;
 	rc = -EBUSY;
 	if (rsh_pci_foreign_driver(pd))
 		goto err;
-	rc = rsh_pci_map_any(pd, opts != NULL ? opts->mapping : NULL);
+	rc = rsh_pci_map_any(pd, args.mapping);
 	if (rc < 0)
 		goto err;
 	pd->be.bar_size = pd->bar_len;
@@ -409,36 +409,47 @@ rsh_pci_lib_quiet(char *msg __rte_unused, ...)
 {
 }
 
-/* "8.0 GT/s PCIe" -> "8.0GT/s" (first word). */
-static void
-rsh_pci_speed(const char *dir, const char *file, char *buf, size_t len)
+/* "8.0 GT/s PCIe" -> 8000 MT/s; 0 when unreadable or "Unknown". */
+static uint32_t
+rsh_pci_speed(const char *dir, const char *file)
 {
-	char s[64], *sp;
+	unsigned int whole = 0, tenth = 0;
+	char s[64];
 
-	if (rsh_pci_read_str(dir, file, s, sizeof(s)) < 0)
-		rsh_pci_fmt(s, sizeof(s), "?");
-	sp = strchr(s, ' ');
-	if (sp != NULL && strncmp(sp, " GT/s", 5) == 0)
-		memmove(sp, sp + 1, strlen(sp));
-	sp = strchr(s, ' ');
-	if (sp != NULL)
-		*sp = '\0';
-	rsh_pci_fmt(buf, len, "%s", s);
+	if (rsh_pci_read_str(dir, file, s, sizeof(s)) < 0 ||
+	    sscanf(s, "%u.%1u", &whole, &tenth) < 1 || whole > 1000)
+		return 0;
+	return whole * 1000u + tenth * 100u;
 }
 
-/* Link "cur/max speed xW" and whether it trained below its maximum. */
-static bool
-rsh_pci_link(const char *dir, char *buf, size_t len)
+/* The link's current and maximum speed and width (zeros: unreadable). */
+static void
+rsh_pci_link(const char *dir, struct rsh_dev_link *l)
 {
-	char cs[32], ms[32];
 	unsigned long cw = 0, mw = 0;
 
-	rsh_pci_speed(dir, "current_link_speed", cs, sizeof(cs));
-	rsh_pci_speed(dir, "max_link_speed", ms, sizeof(ms));
+	l->speed_mts = rsh_pci_speed(dir, "current_link_speed");
+	l->max_speed_mts = rsh_pci_speed(dir, "max_link_speed");
 	rsh_pci_read_ulong(dir, "current_link_width", &cw);
 	rsh_pci_read_ulong(dir, "max_link_width", &mw);
-	rsh_pci_fmt(buf, len, "%s/%s x%lu/x%lu", cs, ms, cw, mw);
-	return strcmp(cs, ms) != 0 || cw < mw;
+	l->width = (uint8_t)RTE_MIN(cw, 255ul);
+	l->max_width = (uint8_t)RTE_MIN(mw, 255ul);
+}
+
+/* IOMMU group number, -1 for none (no IOMMU, or noiommu). */
+static int
+rsh_pci_iommu_group(const char *dir, struct pci_dev *d)
+{
+	const char *s = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
+	char grp[16] = "";
+	char *end;
+	long g;
+
+	/* libpci 3.9 leaves it empty on some trees: the sysfs link first. */
+	if (rsh_pci_link_base(dir, "iommu_group", grp, sizeof(grp)) < 0 && s != NULL)
+		rsh_pci_fmt(grp, sizeof(grp), "%s", s);
+	g = strtol(grp, &end, 10);
+	return end == grp || *end != '\0' || g < 0 || g > INT32_MAX ? -1 : (int)g;
 }
 
 /* Fill one scan entry from libpci and sysfs. */
@@ -446,9 +457,8 @@ static void
 rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
 		  bool lf, struct rsh_dev_info *inf)
 {
-	char dir[PATH_MAX], link[96], drv[64] = "", grp[16] = "none";
+	char dir[PATH_MAX];
 	const char *s;
-	bool slow;
 
 	memset(inf, 0, sizeof(*inf));
 	rsh_pci_fmt(inf->name, sizeof(inf->name), "%04x:%02x:%02x.%u",
@@ -461,21 +471,15 @@ rsh_pci_info_fill(const char *root, struct pci_dev *d, enum rsh_gen gen,
 	if (inf->bar_size == 0)
 		rsh_pci_res0_size(dir, &inf->bar_size);
 	/* Livefish: no usable BAR; served through config space (§1.7). */
+	inf->livefish = lf;
 	inf->supported = lf || inf->bar_size >= rsh_pci_min_bar(gen);
-	/* libpci 3.9 leaves these empty on some trees: sysfs links first. */
+	/* libpci 3.9 leaves the driver empty on some trees: sysfs first. */
 	s = pci_get_string_property(d, PCI_FILL_DRIVER);
-	if (rsh_pci_link_base(dir, "driver", drv, sizeof(drv)) < 0)
-		rsh_pci_fmt(drv, sizeof(drv), "%s", s != NULL ? s : "none");
-	s = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
-	if (rsh_pci_link_base(dir, "iommu_group", grp, sizeof(grp)) < 0 &&
-	    s != NULL)
-		rsh_pci_fmt(grp, sizeof(grp), "%s", s);
-	slow = rsh_pci_link(dir, link, sizeof(link));
-	rsh_pci_fmt(inf->detail, sizeof(inf->detail),
-		 "driver=%s iommu_group=%s numa=%d link=%s%s%s%s", drv, grp,
-		 d->numa_node, link, slow ? " DEGRADED" : "",
-		 lf ? " livefish(config-space gateway)" : "",
-		 !lf && !inf->supported ? " BAR0-too-small" : "");
+	if (rsh_pci_link_base(dir, "driver", inf->kdriver, sizeof(inf->kdriver)) < 0)
+		rsh_pci_fmt(inf->kdriver, sizeof(inf->kdriver), "%s", s != NULL ? s : "");
+	inf->iommu_group = rsh_pci_iommu_group(dir, d);
+	inf->numa_node = d->numa_node;
+	rsh_pci_link(dir, &inf->link);
 }
 
 /* Walk libpci's device list; returns how many rshim functions it saw. */
@@ -541,13 +545,16 @@ rsh_pci_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 }
 
 /* host_key: a PCI function is one device for the whole host; its key is
- * the canonical address, so "03:00.2" and "pcie-0000:03:00.2" meet. */
+ * the canonical address without devargs, so "03:00.2" and
+ * "pcie-0000:03:00.2,mapping=uio" meet. */
 static int
 rsh_pci_host_key(const char *devstr, char *key, size_t len)
 {
 	char bdf[RSH_PCI_BDF_LEN];
+	struct rsh_pci_args args;
 
-	if (rsh_pci_addr_parse(devstr, bdf) < 0)
+	if (rsh_pci_devstr_addr(devstr, bdf) < 0 ||
+	    rsh_pci_args_parse(devstr, &args) < 0)
 		return -EINVAL;
 	if ((size_t)snprintf(key, len, "%s", bdf) >= len)
 		return -ENAMETOOLONG;
@@ -564,3 +571,4 @@ static struct rsh_backend_driver rsh_pci_driver = {
 };
 
 RSH_BACKEND_REGISTER(rsh_pci_driver);
+RTE_LOG_REGISTER(rsh_logtype_vfio, pmd.rshim.vfio, NOTICE);

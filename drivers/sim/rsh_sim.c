@@ -698,17 +698,6 @@ rsh_sim_match(const char *devstr)
 	return devstr != NULL && strncmp(devstr, "sim:", 4) == 0;
 }
 
-/* "emulated BlueField-N; options: ..." (cut to the field). */
-static void
-rsh_sim_scan_detail(struct rsh_dev_info *d)
-{
-	char list[sizeof(d->detail) - 40];
-
-	rsh_sim_args_list(list, sizeof(list), true);
-	snprintf(d->detail, sizeof(d->detail), "emulated %.12s; options: %s",
-		 rsh_gen_name(d->gen), list);
-}
-
 /* driver op: list the three emulated generations. */
 static int
 rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
@@ -730,7 +719,8 @@ rsh_sim_scan(const struct rsh_open_opts *opts, struct rsh_dev_info *info,
 		d->bar_size = gens[i] == RSH_GEN_BF3 ? RSH_SIM_BAR_BF3 :
 						       RSH_SIM_BAR_BF12;
 		d->supported = true;
-		rsh_sim_scan_detail(d);
+		d->iommu_group = -1; /* no host side: no kernel driver, IOMMU, link */
+		d->numa_node = -1;
 	}
 	return (int)RTE_DIM(gens);
 }
@@ -754,6 +744,7 @@ rsh_sim_host_key(const char *devstr, char *key, size_t len)
 
 static struct rsh_backend_driver rsh_sim_drv = {
 	.name = "sim",
+	.emulated = true,
 	.match = rsh_sim_match,
 	.probe = rsh_sim_probe,
 	.scan = rsh_sim_scan,

@@ -23,7 +23,7 @@
 #include <rte_cycles.h>
 
 #define RSH_LOGTYPE rsh_logtype_sim
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_log.h"
 #include "rsh_sim_priv.h"
 

@@ -35,6 +35,9 @@
 
 #include "rsh_tmfifo_addr.h"
 
+/* The emulator's logtype, pmd.rshim.sim (rsh_sim_log.c). */
+extern int rsh_logtype_sim;
+
 /* Defaults of the DPU side, hardware-notes §D3.2, §4.8. */
 #define RSH_SIM_PEER_MAC RSH_TMFIFO_DPU_MAC
 #define RSH_SIM_PEER_IP "192.168.100.2"

@@ -21,6 +21,9 @@
 #include "rsh_sim.h"
 #include "rsh_sim_regs.h"
 
+/* The emulator's logtype, pmd.rshim.sim (rsh_sim_log.c). */
+extern int rsh_logtype_sim;
+
 #define RSH_SIM_STALLS_MAX 8
 #define RSH_SIM_LUT_SLOTS 64u        /* reverse lookup, > 2 x RSH_SIM_REG_COUNT */
 #define RSH_SIM_LOG_PEND_WORDS 64u   /* records waiting for SEMAPHORE0 */

@@ -32,13 +32,15 @@ static int
 rsh_info_print_dev(struct rsh_dev *dev)
 {
 	struct rsh_mmio_stats st;
+	struct rsh_dev_info inf;
 	uint64_t v;
 	unsigned int i;
 	int rc;
 
-	printf("device:   %s\n", rsh_dev_name(dev));
-	printf("backend:  %s\n", rsh_dev_driver(dev));
-	printf("model:    %s\n", rsh_gen_name(rsh_dev_gen(dev)));
+	rsh_dev_get_info(dev, &inf);
+	printf("device:   %s\n", inf.name);
+	printf("backend:  %s\n", inf.driver);
+	printf("model:    %s\n", rsh_gen_name(inf.gen));
 	for (i = 0; i < sizeof(rsh_info_regs) / sizeof(rsh_info_regs[0]); i++) {
 		rc = rsh_dev_reg_read(dev, rsh_info_regs[i], &v);
 		if (rc < 0) {
@@ -47,7 +49,7 @@ rsh_info_print_dev(struct rsh_dev *dev)
 		}
 		printf("%-20s 0x%016" PRIx64 "\n", rsh_reg_name(rsh_info_regs[i]), v);
 	}
-	rsh_dev_mmio_stats(dev, &st);
+	rsh_dev_get_stats(dev, &st);
 	printf("mmio:     %" PRIu64 " reads, %" PRIu64 " writes\n",
 	       st.reads, st.writes);
 	return 0;
@@ -57,10 +59,10 @@ rsh_info_print_dev(struct rsh_dev *dev)
 static int
 rsh_info_print_log(struct rsh_dev *dev)
 {
-	struct rsh_log_rec recs[RSH_INFO_LOG_MAX];
+	struct rsh_scratchlog_rec recs[RSH_INFO_LOG_MAX];
 	int n, i;
 
-	n = rsh_log_read(dev, false, recs, RSH_INFO_LOG_MAX);
+	n = rsh_scratchlog_read(dev, false, recs, RSH_INFO_LOG_MAX);
 	if (n < 0) {
 		fprintf(stderr, "rshim-info: %s\n", rsh_last_error());
 		return n;

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 
 #define RSH_BFB_CRC_POLY 0xEDB88320u  /* reflected IEEE 802.3, §D6.3 */
 #define RSH_BFB_FILE_CHUNK (256u * 1024u)

@@ -427,7 +427,7 @@ rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st)
 	if (end == 0)
 		end = rsh_now();
 	st->elapsed_ns = rsh_cyc_ns(end - b->start_tsc);
-	rsh_dev_mmio_stats(b->dev, &now);
+	rsh_dev_get_stats(b->dev, &now);
 	st->mmio.reads = now.reads - b->mmio_start.reads;
 	st->mmio.writes = now.writes - b->mmio_start.writes;
 }

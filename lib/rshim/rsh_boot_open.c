@@ -203,7 +203,7 @@ rsh_boot_open_publish(struct rsh_cmd *c, uint64_t now)
 	struct rsh_boot *b = o->b;
 
 	c->dev->boot_opening = false;
-	rsh_dev_mmio_stats(c->dev, &b->mmio_start);
+	rsh_dev_get_stats(c->dev, &b->mmio_start);
 	b->start_tsc = now;
 	b->last_progress = now;
 	/* Pairs with the acquire loads of the user-side calls. */

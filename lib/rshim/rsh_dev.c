@@ -188,30 +188,35 @@ rsh_dev_name(const struct rsh_dev *dev)
 	return dev->name;
 }
 
-/* Backend driver name. */
+/* Backend driver name (internal: the public form is rsh_dev_get_info). */
 const char *
-rsh_dev_driver(const struct rsh_dev *dev)
+rsh_dev_drv_name(const struct rsh_dev *dev)
 {
 	return dev->be->drv ? dev->be->drv->name : "?";
 }
 
-/* Generation. */
-enum rsh_gen
-rsh_dev_gen(const struct rsh_dev *dev)
+/* Identity of an open device, see rsh.h. */
+int
+rsh_dev_get_info(const struct rsh_dev *dev, struct rsh_dev_info *info)
 {
-	return dev->be->gen;
-}
-
-/* Livefish: registers through the config-space gateway. */
-bool
-rsh_dev_livefish(const struct rsh_dev *dev)
-{
-	return dev->be->livefish;
+	if (dev == NULL || info == NULL)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", dev->name);
+	snprintf(info->driver, sizeof(info->driver), "%s", rsh_dev_drv_name(dev));
+	info->gen = dev->be->gen;
+	info->revision = dev->be->revision;
+	info->bar_size = dev->be->bar_size;
+	info->supported = true;
+	info->livefish = dev->be->livefish;
+	info->iommu_group = -1;
+	info->numa_node = -1;
+	return 0;
 }
 
 /* Snapshot of the MMIO counters (single writer; relaxed loads). */
 void
-rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
+rsh_dev_get_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st)
 {
 	st->reads = __atomic_load_n(&dev->be->stats.reads, __ATOMIC_RELAXED);
 	st->writes = __atomic_load_n(&dev->be->stats.writes, __ATOMIC_RELAXED);
@@ -322,7 +327,7 @@ rsh_dev_scan(const struct rsh_open_opts *opts, bool include_sim,
 	TAILQ_FOREACH(drv, &rsh_drivers, next) {
 		if (drv->scan == NULL)
 			continue;
-		if (!include_sim && strcmp(drv->name, "sim") == 0)
+		if (!include_sim && drv->emulated)
 			continue;
 		n = drv->scan(opts ? opts : &no_opts,
 			      total < max ? info + total : NULL,

@@ -185,4 +185,7 @@ void rsh_tmfifo_discard(struct rsh_dev *dev);
 /* On close: clear SCRATCHPAD6 bit 63, the host is gone (§2.8, §6.7). */
 void rsh_hk_detach(struct rsh_dev *dev);
 
+/* Backend driver name ("sim", "pci"; "?" when none). */
+const char *rsh_dev_drv_name(const struct rsh_dev *dev);
+
 #endif /* RSH_DEV_PRIV_H */

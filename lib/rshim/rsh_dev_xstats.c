@@ -74,7 +74,7 @@ rsh_dev_xstats_fill(const struct rsh_dev *dev, struct rsh_xstat *xs, unsigned in
 			return k;
 		have += (unsigned int)k;
 	}
-	rsh_dev_mmio_stats(dev, &m);
+	rsh_dev_get_stats(dev, &m);
 	v[0] = m.reads;
 	v[1] = m.writes;
 	for (i = 0; i < have; i++)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The DPDK logtypes of rshim-pmd and the per-thread last-error line. */
+/* The core's DPDK logtypes (each backend registers its own) and the per-thread last-error line. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -11,8 +11,6 @@
 RTE_LOG_REGISTER(rsh_logtype_core, pmd.rshim, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_boot, pmd.rshim.boot, NOTICE);
 RTE_LOG_REGISTER(rsh_logtype_fifo, pmd.rshim.fifo, NOTICE);
-RTE_LOG_REGISTER(rsh_logtype_vfio, pmd.rshim.vfio, NOTICE);
-RTE_LOG_REGISTER(rsh_logtype_sim, pmd.rshim.sim, NOTICE);
 /* Every control-path register access at debug (rsh_cmd.c), off by default. */
 RTE_LOG_REGISTER(rsh_logtype_reg, pmd.rshim.reg, NOTICE);
 

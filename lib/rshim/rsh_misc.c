@@ -13,7 +13,7 @@
 #include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
-#include "rsh_log_decode.h"
+#include "rsh_scratchlog_decode.h"
 #include "rsh_memacc.h"
 #include "rsh_misc.h"
 #include "rsh_own.h"
@@ -291,13 +291,13 @@ rsh_misc_peer(struct rsh_dev *dev, struct rsh_misc_view *v)
 static int
 rsh_misc_log(struct rsh_dev *dev, bool clear, char *text, size_t len)
 {
-	static __thread struct rsh_log_rec recs[2 * RSH_SCRATCH_BUF_WORDS];
-	int n = rsh_log_read(dev, clear, recs, RTE_DIM(recs));
+	static __thread struct rsh_scratchlog_rec recs[2 * RSH_SCRATCH_BUF_WORDS];
+	int n = rsh_scratchlog_read(dev, clear, recs, RTE_DIM(recs));
 
 	text[0] = '\0';
 	if (n < 0)
 		return n;
-	rsh_log_to_text(recs, (unsigned int)n, text, len);
+	rsh_scratchlog_to_text(recs, (unsigned int)n, text, len);
 	return 0;
 }
 
@@ -325,7 +325,7 @@ rsh_misc_read(struct rsh_dev *dev, char *buf, size_t len)
 	/* NVIDIA's rshim names PCIe devices "pcie-<domain:bus:dev.fn>", a
 	 * livefish function "pcie-lf-<domain:bus:dev.fn>". */
 	snprintf(name, sizeof(name), "%s%s",
-		 strcmp(rsh_dev_driver(dev), "pci") != 0 ? "" :
+		 strcmp(rsh_dev_drv_name(dev), "pci") != 0 ? "" :
 		 dev->be->livefish ? "pcie-lf-" : "pcie-", dev->name);
 	v.dev_name = name;
 	if (!v.drop) {

@@ -57,15 +57,15 @@ static int
 rsh_misc_set_mac(struct rsh_dev *dev, const char *val)
 {
 	unsigned int m[6];
-	uint8_t mac[6];
+	struct rsh_tmfifo_ctrl c = { .type = RSH_TMFIFO_CTRL_MAC };
 	char tail;
 
 	if (sscanf(val, " %2x:%2x:%2x:%2x:%2x:%2x %c", &m[0], &m[1], &m[2], &m[3],
 		   &m[4], &m[5], &tail) != 6)
 		return rsh_misc_bad(dev, "PEER_MAC", val, "xx:xx:xx:xx:xx:xx");
 	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)m[i];
-	return rsh_tmfifo_ctrl_set_mac(dev, mac);
+		c.mac[i] = (uint8_t)m[i];
+	return rsh_tmfifo_ctrl_send(dev, &c);
 }
 
 /* VLAN_ID: two decimal ids (0-4095). */
@@ -77,7 +77,8 @@ rsh_misc_set_vlan(struct rsh_dev *dev, const char *val)
 
 	if (sscanf(val, " %u %u %c", &a, &b, &tail) != 2 || a > 4095 || b > 4095)
 		return rsh_misc_bad(dev, "VLAN_ID", val, "two VLAN ids 0-4095, e.g. '10 20'");
-	return rsh_tmfifo_ctrl_set_vlan(dev, (uint16_t)a, (uint16_t)b);
+	return rsh_tmfifo_ctrl_send(dev, &(struct rsh_tmfifo_ctrl){
+		.type = RSH_TMFIFO_CTRL_VLAN, .vlan = { (uint16_t)a, (uint16_t)b } });
 }
 
 /* Keys that reach the DPU through the TM FIFO (§4.7). */
@@ -94,7 +95,8 @@ rsh_misc_set_peer(struct rsh_dev *dev, const char *key, const char *val)
 	else if (rsh_misc_num(val, 16, 0, UINT32_MAX, &v) < 0)
 		return rsh_misc_bad(dev, key, val, "a hex id, e.g. 0x1234");
 	else
-		rc = rsh_tmfifo_ctrl_set_pxe(dev, (uint32_t)v);
+		rc = rsh_tmfifo_ctrl_send(dev, &(struct rsh_tmfifo_ctrl){
+			.type = RSH_TMFIFO_CTRL_PXE, .pxe_id = (uint32_t)v });
 	if (rc == -ENOENT)
 		rsh_err_set("%s: misc %s goes to the DPU over the TM FIFO, which is not attached (open the console or network channel)",
 			    dev->name, key);

@@ -111,41 +111,41 @@ rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
 	return 0;
 }
 
-/* MAC_1 + MAC_2, §4.7. */
-int
-rsh_tmfifo_ctrl_set_mac(struct rsh_dev *dev, const uint8_t mac[6])
+/* Encode one control message into w (1 or 2 words); 0 for a bad type. */
+static unsigned int
+rsh_tmf_ctrl_encode(const struct rsh_tmfifo_ctrl *m, uint64_t w[2])
 {
-	uint64_t w[2] = { rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac),
-			  rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac) };
-
-	return rsh_tmf_ctrl_put(dev, w, 2);
+	switch (m->type) {
+	case RSH_TMFIFO_CTRL_REQ:
+		w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+		return 1;
+	case RSH_TMFIFO_CTRL_MAC:
+		w[0] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, m->mac);
+		w[1] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, m->mac);
+		return 2;
+	case RSH_TMFIFO_CTRL_VLAN:
+		w[0] = rsh_tmf_ctrl_vlan(m->vlan[0], m->vlan[1]);
+		return 1;
+	case RSH_TMFIFO_CTRL_PXE:
+		w[0] = rsh_tmf_ctrl_pxe(m->pxe_id);
+		return 1;
+	}
+	return 0;
 }
 
-/* VLAN_ID, §4.7. */
+/* One control message, §4.7, see rsh_tmfifo_api.h. */
 int
-rsh_tmfifo_ctrl_set_vlan(struct rsh_dev *dev, uint16_t vlan0, uint16_t vlan1)
+rsh_tmfifo_ctrl_send(struct rsh_dev *dev, const struct rsh_tmfifo_ctrl *msg)
 {
-	uint64_t w = rsh_tmf_ctrl_vlan(vlan0, vlan1);
+	uint64_t w[2];
+	unsigned int n = rsh_tmf_ctrl_encode(msg, w);
 
-	return rsh_tmf_ctrl_put(dev, &w, 1);
-}
-
-/* PXE_ID, §4.7. */
-int
-rsh_tmfifo_ctrl_set_pxe(struct rsh_dev *dev, uint32_t pxe_id)
-{
-	uint64_t w = rsh_tmf_ctrl_pxe(pxe_id);
-
-	return rsh_tmf_ctrl_put(dev, &w, 1);
-}
-
-/* CTRL_REQ, §4.7. */
-int
-rsh_tmfifo_ctrl_request(struct rsh_dev *dev)
-{
-	uint64_t w = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
-
-	return rsh_tmf_ctrl_put(dev, &w, 1);
+	if (n == 0) {
+		rsh_err_set("%s: unknown TM FIFO control message type %d",
+			    dev->name, (int)msg->type);
+		return -EINVAL;
+	}
+	return rsh_tmf_ctrl_put(dev, w, n);
 }
 
 /* Seqcount read of the peer values, see rsh_tmfifo_api.h. */
@@ -185,7 +185,8 @@ rsh_tmfifo_ctrl_query(struct rsh_dev *dev, unsigned int timeout_ms,
 	int rc = rsh_tmfifo_peer_get(dev, &before);
 
 	if (rc == 0)
-		rc = rsh_tmfifo_ctrl_request(dev);
+		rc = rsh_tmfifo_ctrl_send(dev,
+			&(struct rsh_tmfifo_ctrl){ .type = RSH_TMFIFO_CTRL_REQ });
 	if (rc != 0)
 		return rc;
 	do {

@@ -39,7 +39,7 @@ rsh_req_find(const char *name, size_t n)
 
 /* The BAR offset of a bf-reg address for a generation. */
 static int
-rsh_req_addr(int gen, uint32_t addr, uint32_t *bar_off)
+rsh_req_addr(enum rsh_gen gen, uint32_t addr, uint32_t *bar_off)
 {
 	if (gen == RSH_GEN_BF3) {
 		if (rsh_reg_bf3_global_to_bar(addr | RSH_REQ_BFREG_BIT, bar_off) == 0)
@@ -60,7 +60,7 @@ rsh_req_addr(int gen, uint32_t addr, uint32_t *bar_off)
 
 /* The register part: a name or an address, up to '.' or '='. */
 static int
-rsh_req_target(int gen, const char *s, size_t n, struct rsh_reg_req *req)
+rsh_req_target(enum rsh_gen gen, const char *s, size_t n, struct rsh_reg_req *req)
 {
 	struct rsh_regmap map;
 	char *end;
@@ -130,7 +130,7 @@ rsh_req_tail(const char *s, struct rsh_reg_req *req)
 
 /* Parse a request. */
 int
-rsh_reg_req_parse(int gen, const char *spec, struct rsh_reg_req *req)
+rsh_reg_req_parse(enum rsh_gen gen, const char *spec, struct rsh_reg_req *req)
 {
 	size_t n = strcspn(spec, ".=");
 	int rc;
@@ -176,7 +176,7 @@ rsh_req_guard(struct rsh_dev *dev, const struct rsh_reg_req *req)
 	}
 	if (req->write && req->size == 4 && dev->be->ops->write32 == NULL) {
 		rsh_err_set("%s: 32-bit writes are not supported by the %s backend; use .64",
-			    dev->name, rsh_dev_driver(dev));
+			    dev->name, rsh_dev_drv_name(dev));
 		return -ENOTSUP;
 	}
 	return 0;
@@ -259,7 +259,7 @@ rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req)
  * channel<<16|offset, BF3 the global address (channel<<16|offset forms
  * are decoded through the BF3 channel map first). */
 int
-rsh_reg_ioc_addr(int gen, uint32_t addr, bool v2, uint32_t *out)
+rsh_reg_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out)
 {
 	unsigned int chan = addr >> 16, off = addr & 0xFFFF;
 	uint32_t bar;

@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 
+#include "rsh_backend.h"
 #include "rsh_regs.h"
 
 #define RSH_REG_DEF(reg, ch, bf12, bf3) \
@@ -121,6 +122,39 @@ rsh_regmap_init(struct rsh_regmap *map, enum rsh_gen gen)
 		if (rc < 0)
 			return rc;
 	}
+	return 0;
+}
+
+_Static_assert(RSH_BACKEND_BAD_READ == RSH_BAD_ACCESS1,
+	       "backends report a failed read as the silicon does");
+/* The public copies of the fields misc shows (rsh_ctl.h). */
+_Static_assert(RSH_CTL_BOOT_MODE_MASK == RSH_BOOT_CONTROL__MODE_MASK, "BOOT_MODE");
+_Static_assert(RSH_CTL_BF3_UPTIME_HZ == RSH_UPTIME_HZ_BF3, "UP_TIME");
+_Static_assert(RSH_CTL_LOG_RECS_MAX == RSH_SCRATCH_BUF_WORDS, "scratch log");
+
+/* Backend SDK: one register's offset (rsh_backend.h). */
+int
+rsh_backend_reg_off(enum rsh_gen gen, enum rsh_reg reg, uint32_t *bar_off)
+{
+	const struct rsh_reg_def *d;
+
+	if ((unsigned int)reg >= RSH_REG_COUNT ||
+	    (gen != RSH_GEN_BF1 && gen != RSH_GEN_BF2 && gen != RSH_GEN_BF3))
+		return -EINVAL;
+	d = &rsh_reg_table[reg];
+	return rsh_reg_decode(gen, d->chan,
+			      gen == RSH_GEN_BF3 ? d->off_bf3 : d->off_bf12,
+			      bar_off);
+}
+
+/* Backend SDK: BAR0 size per generation (rsh_backend.h). */
+uint32_t
+rsh_backend_bar_size(enum rsh_gen gen)
+{
+	if (gen == RSH_GEN_BF3)
+		return RSH_BAR0_SIZE_BF3;
+	if (gen == RSH_GEN_BF1 || gen == RSH_GEN_BF2)
+		return RSH_BAR0_SIZE_BF12;
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * The rshim scratch log (boot/firmware log): read under SEMAPHORE0 as a
  * command, hardware-notes §5.6; the words are decoded afterwards on the
- * caller's thread (rsh_log_decode.c).
+ * caller's thread (rsh_scratchlog_decode.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +13,10 @@
 #include "rsh_cmd.h"
 #include "rsh_dev_priv.h"
 #include "rsh_log.h"
-#include "rsh_log_decode.h"
+#include "rsh_scratchlog_decode.h"
 #include "rsh_own.h"
 
-#define RSH_LOG_SEM_TIMEOUT_MS 3000u
+#define RSH_SCRATCHLOG_SEM_TIMEOUT_MS 3000u
 
 /*
  * Read the words of every record up to the index (§5.6 steps 2-5): a
@@ -24,7 +24,7 @@
  * wrap-around and ends the read. Returns the number of words read.
  */
 static int
-rsh_log_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
+rsh_scratchlog_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
 {
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCH_BUF_CTL);
 	unsigned int idx, i = 0;
@@ -37,7 +37,7 @@ rsh_log_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
 	rsh_dev_wr(dev, RSH_SCRATCH_BUF_CTL, 0);
 	while (i < idx) {
 		uint64_t hdr = rsh_dev_rd(dev, RSH_SCRATCH_BUF_DAT);
-		unsigned int len = RSH_LOG_HDR__LEN(hdr), k;
+		unsigned int len = RSH_SCRATCHLOG_HDR__LEN(hdr), k;
 
 		if (i + 1 + len > idx)
 			break;
@@ -51,7 +51,7 @@ rsh_log_read_words(struct rsh_dev *dev, bool clear, uint64_t *words)
 }
 
 /* The scratch-log read: the words, read under SEMAPHORE0. */
-struct rsh_log_cmd {
+struct rsh_scratchlog_cmd {
 	struct rsh_cmd c;
 	bool clear_on_read;
 	uint64_t t0;                              /* TSC: the first try */
@@ -64,9 +64,9 @@ struct rsh_log_cmd {
  * the words, release it.
  */
 static int
-rsh_log_step(struct rsh_cmd *c, uint64_t now)
+rsh_scratchlog_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_log_cmd *l = container_of(c, struct rsh_log_cmd, c);
+	struct rsh_scratchlog_cmd *l = container_of(c, struct rsh_scratchlog_cmd, c);
 	struct rsh_dev *dev = c->dev;
 	uint64_t v;
 	int rc;
@@ -87,33 +87,33 @@ rsh_log_step(struct rsh_cmd *c, uint64_t now)
 		return rsh_cmd_finish(c, rsh_dev_val_err(v));
 	}
 	if (v != 0) {
-		if (now - l->t0 > rsh_ms_cyc(RSH_LOG_SEM_TIMEOUT_MS)) {
+		if (now - l->t0 > rsh_ms_cyc(RSH_SCRATCHLOG_SEM_TIMEOUT_MS)) {
 			rsh_err_set("%s: the scratch-log semaphore stayed taken for 3 s (another rshim driver reading the log?)",
 				    dev->name);
 			return rsh_cmd_finish(c, -ETIMEDOUT);
 		}
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(1));
 	}
-	rc = rsh_log_read_words(dev, l->clear_on_read, l->words);
+	rc = rsh_scratchlog_read_words(dev, l->clear_on_read, l->words);
 	rsh_dev_wr(dev, RSH_SEMAPHORE0, 0);
 	return rsh_cmd_finish(c, rc);
 }
 
-static const struct rsh_cmd_type rsh_log_type = {
-	.name = "scratch-log read", .step = rsh_log_step,
-	.run_ms = RSH_LOG_SEM_TIMEOUT_MS + 1000,
+static const struct rsh_cmd_type rsh_scratchlog_type = {
+	.name = "scratch-log read", .step = rsh_scratchlog_step,
+	.run_ms = RSH_SCRATCHLOG_SEM_TIMEOUT_MS + 1000,
 };
 
 /* Read the scratch log under SEMAPHORE0 (a command), then decode. */
 int
-rsh_log_read(struct rsh_dev *dev, bool clear_on_read, struct rsh_log_rec *recs,
-	     unsigned int max)
+rsh_scratchlog_read(struct rsh_dev *dev, bool clear_on_read, struct rsh_scratchlog_rec *recs,
+		    unsigned int max)
 {
-	struct rsh_log_cmd l = { .clear_on_read = clear_on_read };
+	struct rsh_scratchlog_cmd l = { .clear_on_read = clear_on_read };
 	int rc;
 
-	rc = RSH_CMD_CALL(&rsh_log_type, dev, &l, c);
+	rc = RSH_CMD_CALL(&rsh_scratchlog_type, dev, &l, c);
 	if (rc < 0)
 		return rc;
-	return (int)rsh_log_decode_words(l.words, (unsigned int)rc, recs, max);
+	return (int)rsh_scratchlog_decode_words(l.words, (unsigned int)rc, recs, max);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Time helpers the unit tests share: per-case setup and teardown that put
- * a case on the virtual clock of lib/rshim/rsh_clock.h (the core's and
+ * a case on the virtual clock of lib/rshim/sdk/rsh_clock.h (the core's and
  * the emulator's one clock; it moves only when a thread waits or the test
  * steps it), and a bounded wait of the calling (test) thread for an event
  * another thread makes. Tests assert counts and order; a deadline here

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 
 #define RSH_FZ_MAX_IMGS 64
 

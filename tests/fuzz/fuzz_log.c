@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsh_log_decode.h"
+#include "rsh_scratchlog_decode.h"
 #include "rsh_regs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	static struct rsh_log_rec recs[2 * RSH_SCRATCH_BUF_WORDS];
+	static struct rsh_scratchlog_rec recs[2 * RSH_SCRATCH_BUF_WORDS];
 	uint64_t words[RSH_SCRATCH_BUF_WORDS] = { 0 };
 	unsigned int nw, max, n;
 	char text[8192];
@@ -31,7 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	nw = (unsigned int)((len - 1) / 8 < RSH_SCRATCH_BUF_WORDS ? (len - 1) / 8 :
 			    RSH_SCRATCH_BUF_WORDS);
 	memcpy(words, data + 1, nw * 8);
-	n = rsh_log_decode_words(words, nw, recs, max);
+	n = rsh_scratchlog_decode_words(words, nw, recs, max);
 	if (n > max || n > 2 * nw)
 		abort();
 	for (unsigned int i = 0; i < n; i++) {
@@ -42,11 +42,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		for (size_t k = 0; k < l; k++)
 			if (!isprint((unsigned char)recs[i].text[k]))
 				abort();
-		if ((recs[i].type == RSH_LOG_TYPE_PANIC ||
-		     recs[i].type == RSH_LOG_TYPE_EXCEPTION) && recs[i].level != RSH_LOG_LEVEL_ERR)
+		if ((recs[i].type == RSH_SCRATCHLOG_TYPE_PANIC ||
+		     recs[i].type == RSH_SCRATCHLOG_TYPE_EXCEPTION) &&
+		    recs[i].level != RSH_SCRATCHLOG_LEVEL_ERR)
 			abort();
 	}
-	if (rsh_log_to_text(recs, n, text, sizeof(text)) >= sizeof(text))
+	if (rsh_scratchlog_to_text(recs, n, text, sizeof(text)) >= sizeof(text))
 		abort();
 	return 0;
 }

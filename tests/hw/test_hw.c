@@ -18,7 +18,7 @@
 #include <rte_errno.h>
 
 #include "rsh.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_regs.h"
 #include "rsh_test_eal.h"
 
@@ -57,8 +57,8 @@ rsh_hw_regs(struct rsh_dev *dev)
 static void
 rsh_hw_log(struct rsh_dev *dev)
 {
-	struct rsh_log_rec recs[16];
-	int n = rsh_log_read(dev, false, recs, 16);
+	struct rsh_scratchlog_rec recs[16];
+	int n = rsh_scratchlog_read(dev, false, recs, 16);
 
 	rsh_hw_check(n >= 0, "scratch log read", n < 0 ? rsh_last_error() :
 		     NULL);
@@ -148,9 +148,11 @@ int
 main(int argc, char **argv)
 {
 	const char *bdf = getenv("RSHIM_PMD_TEST_BDF");
-	struct rsh_open_opts opts = { .mapping =
-				      getenv("RSHIM_PMD_TEST_MAPPING") };
+	const char *map = getenv("RSHIM_PMD_TEST_MAPPING");
+	struct rsh_open_opts opts = { 0 };
+	char devstr[128];
 	struct rsh_dev *dev = NULL;
+	struct rsh_dev_info inf;
 	const char *push = getenv("RSHIM_PMD_TEST_PUSH");
 	const char *con = getenv("RSHIM_PMD_TEST_CONSOLE");
 
@@ -166,12 +168,15 @@ main(int argc, char **argv)
 		printf("FAIL: EAL init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	if (rsh_dev_open(bdf, &opts, &dev) < 0) {
+	/* The mapping is a devarg of the device string. */
+	snprintf(devstr, sizeof(devstr), "%s%s%s", bdf, map != NULL ? ",mapping=" : "",
+		 map != NULL ? map : "");
+	if (rsh_dev_open(devstr, &opts, &dev) < 0) {
 		printf("FAIL: open %s: %s\n", bdf, rsh_last_error());
 		return 1;
 	}
-	printf("device %s (%s)\n", rsh_dev_name(dev),
-	       rsh_gen_name(rsh_dev_gen(dev)));
+	rsh_dev_get_info(dev, &inf);
+	printf("device %s (%s)\n", inf.name, rsh_gen_name(inf.gen));
 	rsh_hw_regs(dev);
 	rsh_hw_log(dev);
 	if (con == NULL || strcmp(con, "0") != 0)

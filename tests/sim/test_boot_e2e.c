@@ -19,7 +19,7 @@
 #include <rte_eal.h>
 
 #include "rsh.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 #include "rsh_test_eal.h"
@@ -195,7 +195,7 @@ rsh_t_clean_push(const char *devstr)
 	struct rsh_t_stream s;
 	struct rsh_t_run r;
 	struct rsh_boot_opts o;
-	struct rsh_log_rec recs[32];
+	struct rsh_scratchlog_rec recs[32];
 	/* one status read per credit; on BF1 one every 15 writes (its
 	 * posted-write drain rule, hardware-notes §1.9) */
 	double mib, limit = 1.01 * 131072.0 / (strstr(devstr, "bf1") ? 15.0 : 509.0);
@@ -225,7 +225,7 @@ rsh_t_clean_push(const char *devstr)
 	print_message("%s: %.1f MMIO reads/MiB (limit %.1f), %.1f writes/MiB\n",
 		      devstr, r.st.mmio.reads / mib, limit, r.st.mmio.writes / mib);
 	assert_true(r.st.mmio.reads / mib <= limit);
-	n = rsh_log_read(r.dev, false, recs, 32);
+	n = rsh_scratchlog_read(r.dev, false, recs, 32);
 	assert_true(n > 0);
 	for (int i = 0; i < n; i++)
 		ready |= strstr(recs[i].text, "DPU is ready") != NULL;
@@ -450,7 +450,7 @@ test_corrupt_stream_logged(void **state)
 	struct rsh_t_stream s;
 	struct rsh_t_run r;
 	struct rsh_boot_opts o;
-	struct rsh_log_rec recs[32];
+	struct rsh_scratchlog_rec recs[32];
 	bool err = false;
 	int n;
 
@@ -463,7 +463,7 @@ test_corrupt_stream_logged(void **state)
 	assert_int_equal(r.rc, 0);
 	assert_true(r.sim.stream_error);
 	assert_false(r.sim.booted);
-	n = rsh_log_read(r.dev, false, recs, 32);
+	n = rsh_scratchlog_read(r.dev, false, recs, 32);
 	for (int i = 0; i < n; i++)
 		err |= recs[i].level == 2;
 	assert_true(err);

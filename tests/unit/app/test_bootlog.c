@@ -74,13 +74,13 @@ __wrap_nanosleep(const struct timespec *req, struct timespec *rem)
 
 /* The scripted log: after read k, the first visible[k] records exist. */
 #define RSH_T_RECS 8
-static struct rsh_log_rec rsh_t_log[RSH_T_RECS];
+static struct rsh_scratchlog_rec rsh_t_log[RSH_T_RECS];
 static unsigned int rsh_t_visible[16], rsh_t_reads, rsh_t_n_steps;
 static unsigned int rsh_t_cancel_at = UINT32_MAX;
 
 int
-rsh_log_read(struct rsh_dev *dev, bool clear, struct rsh_log_rec *recs,
-	     unsigned int max)
+rsh_scratchlog_read(struct rsh_dev *dev, bool clear, struct rsh_scratchlog_rec *recs,
+		    unsigned int max)
 {
 	unsigned int k = rsh_t_reads < rsh_t_n_steps ? rsh_t_reads : rsh_t_n_steps - 1;
 	unsigned int n = rsh_t_visible[k];
@@ -101,7 +101,7 @@ rsh_log_read(struct rsh_dev *dev, bool clear, struct rsh_log_rec *recs,
 static void
 rsh_t_rec(unsigned int i, unsigned int level, unsigned int type, const char *text)
 {
-	rsh_t_log[i] = (struct rsh_log_rec){ .module = 5, .type = type, .level = level };
+	rsh_t_log[i] = (struct rsh_scratchlog_rec){ .module = 5, .type = type, .level = level };
 	snprintf(rsh_t_log[i].text, sizeof(rsh_t_log[i].text), "%s", text);
 }
 

@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 
 #define RSH_T_MAX_IMGS 16
 

@@ -102,7 +102,7 @@ test_many_threads(void **state)
 	/* The first command after the start: the poll thread owns it now. */
 	assert_int_equal(rsh_dev_reg_write(dev, RSH_SCRATCHPAD3, 1), 0);
 	changes = m->thread_changes;
-	rsh_dev_mmio_stats(dev, &st0);
+	rsh_dev_get_stats(dev, &st0);
 	for (unsigned int i = 0; i < RSH_T_THREADS; i++) {
 		w[i] = (struct rsh_t_writer){ .dev = dev, .id = i + 1 };
 		assert_int_equal(pthread_create(&th[i], NULL, rsh_t_writer_main, &w[i]), 0);
@@ -111,7 +111,7 @@ test_many_threads(void **state)
 		pthread_join(th[i], NULL);
 		assert_int_equal(w[i].bad, 0);
 	}
-	rsh_dev_mmio_stats(dev, &st1);
+	rsh_dev_get_stats(dev, &st1);
 	assert_int_equal(m->overlaps, 0);
 	assert_int_equal(m->thread_changes, changes);
 	/* Each write is one MMIO write; housekeeping (SCRATCHPAD6) and the

@@ -82,7 +82,7 @@ test_xstats_consistent(void **state)
 		for (int k = 0; k < i; k++)
 			assert_string_not_equal(names[i].name, names[k].name);
 	}
-	rsh_dev_mmio_stats(dev, &m);
+	rsh_dev_get_stats(dev, &m);
 	assert_int_equal(xs[0].value, m.reads);
 	assert_int_equal(xs[1].value, m.writes);
 	assert_int_equal(rsh_sim_cost_get(dev->be, &cs), 0);
@@ -168,12 +168,14 @@ test_xstats_no_backend_ops(void **state)
 static void
 test_xstats_livefish(void **state)
 {
+	struct rsh_dev_info info;
 	uint64_t c0, v;
 	struct rsh_dev *dev;
 
 	(void)state;
 	assert_int_equal(rsh_dev_open("sim:bf2,livefish=1", NULL, &dev), 0);
-	assert_true(rsh_dev_livefish(dev));
+	assert_int_equal(rsh_dev_get_info(dev, &info), 0);
+	assert_true(info.livefish);
 	c0 = rsh_t_val(dev, "sim_lf_cfg_reads");
 	assert_int_equal(rsh_dev_reg_read(dev, RSH_SCRATCHPAD2, &v), 0);
 	assert_true(rsh_t_val(dev, "sim_lf_cfg_reads") > c0);

@@ -16,7 +16,7 @@
 #include <rte_common.h>
 
 #include "rsh.h"
-#include "rsh_log_decode.h"
+#include "rsh_scratchlog_decode.h"
 #include "rsh_misc.h"
 
 /* Eight characters of text as one little-endian word. */
@@ -34,16 +34,17 @@ static void
 test_log_msg(void **state)
 {
 	uint64_t w[] = {
-		rsh_log_hdr(5, RSH_LOG_TYPE_MSG, 2, 0, 0), rsh_t_txt("DPU is r"), rsh_t_txt("eady"),
-		rsh_log_hdr(2, RSH_LOG_TYPE_MSG, 2, 42u << 16, 0x100 | 1),
+		rsh_scratchlog_hdr(5, RSH_SCRATCHLOG_TYPE_MSG, 2, 0, 0),
+		rsh_t_txt("DPU is r"), rsh_t_txt("eady"),
+		rsh_scratchlog_hdr(2, RSH_SCRATCHLOG_TYPE_MSG, 2, 42u << 16, 0x100 | 1),
 		rsh_t_txt("retry %d"), rsh_t_txt(" of 3"),
-		rsh_log_hdr(1, RSH_LOG_TYPE_MSG, 1, 0, 2), rsh_t_txt("no boot"),
+		rsh_scratchlog_hdr(1, RSH_SCRATCHLOG_TYPE_MSG, 1, 0, 2), rsh_t_txt("no boot"),
 	};
-	struct rsh_log_rec r[8];
+	struct rsh_scratchlog_rec r[8];
 	unsigned int n;
 
 	(void)state;
-	n = rsh_log_decode_words(w, RTE_DIM(w), r, 8);
+	n = rsh_scratchlog_decode_words(w, RTE_DIM(w), r, 8);
 	assert_int_equal(n, 3);
 	assert_string_equal(r[0].text, " INFO[UEFI]: DPU is ready");
 	assert_string_equal(r[1].text, " WARN[BL2]: retry 42 of 3");
@@ -62,17 +63,17 @@ test_log_crash(void **state)
 	uint64_t odd = (uint64_t)((3u << 14) | (1u << 11) | (15u << 7) | (2u << 3)) << 5;
 	uint64_t w[] = {
 		/* SError: EC 0x2F, low byte 0 (would read as INFO). */
-		rsh_log_hdr(4, RSH_LOG_TYPE_EXCEPTION, 4, 0xBE000000u, 0),
+		rsh_scratchlog_hdr(4, RSH_SCRATCHLOG_TYPE_EXCEPTION, 4, 0xBE000000u, 0),
 		esr_el3, 0xBE000000ull, elr_el3, 0xDEADBEEF00ull,
-		rsh_log_hdr(2, RSH_LOG_TYPE_PANIC, 2, 0x0040A0C4u, 0),
+		rsh_scratchlog_hdr(2, RSH_SCRATCHLOG_TYPE_PANIC, 2, 0x0040A0C4u, 0),
 		odd, 7,
-		rsh_log_hdr(1, RSH_LOG_TYPE_EXCEPTION, 0, 0x92000046u, 0),
+		rsh_scratchlog_hdr(1, RSH_SCRATCHLOG_TYPE_EXCEPTION, 0, 0x92000046u, 0),
 	};
-	struct rsh_log_rec r[16];
+	struct rsh_scratchlog_rec r[16];
 	unsigned int n;
 
 	(void)state;
-	n = rsh_log_decode_words(w, RTE_DIM(w), r, 16);
+	n = rsh_scratchlog_decode_words(w, RTE_DIM(w), r, 16);
 	assert_int_equal(n, 6);
 	assert_string_equal(r[0].text, " Exception(BL31): syndrome = 0xbe000000(SError)");
 	assert_string_equal(r[1].text, "   esr_el3 = 0xbe000000");
@@ -81,7 +82,7 @@ test_log_crash(void **state)
 	assert_string_equal(r[4].text, "   s3_1_c15_c2_0 = 0x7");
 	assert_string_equal(r[5].text, " Exception(BL1): syndrome = 0x92000046(Data Abort)");
 	for (unsigned int i = 0; i < n; i++)
-		assert_int_equal(r[i].level, RSH_LOG_LEVEL_ERR);
+		assert_int_equal(r[i].level, RSH_SCRATCHLOG_LEVEL_ERR);
 }
 
 /* Truncation: a record past the end is the wrap-around; max is honoured. */
@@ -89,16 +90,16 @@ static void
 test_log_bounds(void **state)
 {
 	uint64_t w[] = {
-		rsh_log_hdr(5, RSH_LOG_TYPE_MSG, 1, 0, 0), rsh_t_txt("one"),
-		rsh_log_hdr(5, RSH_LOG_TYPE_MSG, 5, 0, 0), rsh_t_txt("cut"),
+		rsh_scratchlog_hdr(5, RSH_SCRATCHLOG_TYPE_MSG, 1, 0, 0), rsh_t_txt("one"),
+		rsh_scratchlog_hdr(5, RSH_SCRATCHLOG_TYPE_MSG, 5, 0, 0), rsh_t_txt("cut"),
 	};
-	struct rsh_log_rec r[1];
+	struct rsh_scratchlog_rec r[1];
 	char text[64];
 
 	(void)state;
-	assert_int_equal(rsh_log_decode_words(w, RTE_DIM(w), r, 1), 1);
-	assert_int_equal(rsh_log_decode_words(w, 1, r, 1), 0);
-	rsh_log_to_text(r, 1, text, sizeof(text));
+	assert_int_equal(rsh_scratchlog_decode_words(w, RTE_DIM(w), r, 1), 1);
+	assert_int_equal(rsh_scratchlog_decode_words(w, 1, r, 1), 0);
+	rsh_scratchlog_to_text(r, 1, text, sizeof(text));
 	assert_string_equal(text, " INFO[UEFI]: one\n");
 }
 

@@ -595,7 +595,7 @@ test_misc_cached_uptime(void **state)
 static void
 test_log_crash_record(void **state)
 {
-	struct rsh_log_rec r[8];
+	struct rsh_scratchlog_rec r[8];
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
 	struct rsh_t_mock *m;
@@ -612,7 +612,7 @@ test_log_crash_record(void **state)
 	m->log[2] = 0xBE000000u;
 	m->log_idx = 3;
 	p = rsh_t_poll(dev);
-	n = rsh_log_read(dev, false, r, 8);
+	n = rsh_scratchlog_read(dev, false, r, 8);
 	assert_int_equal(n, 2);
 	assert_string_equal(r[0].text, " Exception(BL31): syndrome = 0xbe000000(SError)");
 	assert_int_equal(r[0].level, 2);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The direct backend through the core: rsh_dev_open("0000:03:00.2") with
- * opts.sysfs_root and opts.mapping = "direct", then rsh_dev_reg_write /
+ * The direct backend through the core: rsh_dev_open("0000:03:00.2,mapping=direct")
+ * with opts.sysfs_root, then rsh_dev_reg_write /
  * rsh_dev_reg_read land at the decoded BAR offsets of the fake resource0
  * (BF2 SCRATCHPAD1 at 0x10C20, BF3 at 0xC40).
  */
@@ -34,7 +34,6 @@ rsh_t_setup(void **state)
 	if (rsh_fake_root_new(t.root) < 0)
 		return -1;
 	t.opts.sysfs_root = t.root;
-	t.opts.mapping = "direct";
 	*state = &t;
 	return 0;
 }
@@ -54,14 +53,19 @@ rsh_t_dev_regs(struct rsh_t *t, uint16_t id, uint64_t bar, enum rsh_gen gen,
 {
 	struct rsh_fake_fn fn = { .bdf = "0000:03:00.2", .vendor = 0x15b3,
 				  .device = id, .bar_size = bar, .group = 2 };
+	struct rsh_dev_info inf;
 	struct rsh_dev *dev = NULL;
 	uint64_t v = 0;
 
 	assert_int_equal(rsh_fake_fn_add(t->root, &fn), 0);
 	rsh_fake_write64(t->root, fn.bdf, "resource0", 0x110, 0x22);
-	assert_int_equal(rsh_dev_open("0000:03:00.2", &t->opts, &dev), 0);
-	assert_int_equal(rsh_dev_gen(dev), gen);
-	assert_string_equal(rsh_dev_driver(dev), "pci");
+	assert_int_equal(rsh_dev_open("0000:03:00.2,mapping=direct", &t->opts, &dev), 0);
+	assert_int_equal(rsh_dev_get_info(dev, &inf), 0);
+	assert_int_equal(inf.gen, gen);
+	assert_string_equal(inf.driver, "pci");
+	assert_string_equal(inf.name, "0000:03:00.2");
+	assert_int_equal(inf.bar_size, bar);
+	assert_false(inf.livefish);
 	assert_int_equal(rsh_dev_reg_write(dev, RSH_SCRATCHPAD1, 0xabc), 0);
 	assert_int_equal(rsh_fake_read64(t->root, fn.bdf, "resource0",
 					 sp1_off), 0xabc);

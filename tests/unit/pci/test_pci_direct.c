@@ -22,6 +22,7 @@
 struct rsh_t {
 	char root[PATH_MAX];
 	struct rsh_open_opts opts;
+	const char *args;       /* devargs added to every probe */
 	const struct rsh_backend_driver *drv;
 	int fds;
 };
@@ -36,11 +37,21 @@ rsh_t_setup(void **state)
 	if (rsh_fake_root_new(t.root) < 0)
 		return -1;
 	t.opts.sysfs_root = t.root;
-	t.opts.mapping = "direct";
+	t.args = ",mapping=direct";
 	t.drv = rsh_backend_find("pci");
 	t.fds = rsh_fake_open_fds();
 	*state = &t;
 	return t.drv == NULL ? -1 : 0;
+}
+
+/* Probe addr with the case's devargs. */
+static int
+rsh_t_probe(struct rsh_t *t, const char *addr, struct rsh_backend **be)
+{
+	char dev[128];
+
+	snprintf(dev, sizeof(dev), "%s%s", addr, t->args);
+	return t->drv->probe(dev, &t->opts, be);
 }
 
 /* Teardown: nothing left open; remove the tree. */
@@ -87,7 +98,7 @@ rsh_t_reg_lands(struct rsh_t *t, const char *bdf, enum rsh_gen gen,
 	uint64_t cfgw;
 	char ov[32];
 
-	assert_int_equal(t->drv->probe(bdf, &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, bdf, &be), 0);
 	assert_int_equal(be->gen, gen);
 	assert_int_equal(be->revision, 3);
 	assert_string_equal(be->name, "0000:03:00.2");
@@ -140,7 +151,7 @@ test_direct_bounds(void **state)
 	uint64_t w[2] = { 0 };
 
 	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, NULL);
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), 0);
 	assert_int_equal(be->bar_size, 0x100000);
 	assert_int_equal(be->ops->read64(be, 0x100000), UINT64_MAX);
 	assert_int_equal(be->ops->read64(be, 0xFFFFC), UINT64_MAX);
@@ -169,7 +180,7 @@ test_direct_fifo_bf1_drain(void **state)
 	for (i = 0; i < 31; i++)
 		w[i] = 0x1000 + i;
 	rsh_t_add(t, "0000:03:00.2", 0xc2d2, 0x100000, NULL);
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), 0);
 	assert_int_equal(be->gen, RSH_GEN_BF1);
 	rsh_regmap_init(&map, RSH_GEN_BF1);
 	be->ops->write_fifo(be, map.off[RSH_BOOT_FIFO_DATA], w, 31);
@@ -197,7 +208,7 @@ test_direct_fifo_bf2_no_drain(void **state)
 	uint64_t w[40] = { 0 };
 
 	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, NULL);
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), 0);
 	be->ops->write_fifo(be, 0x0, w, 40);
 	assert_int_equal(be->stats.writes, 40);
 	assert_int_equal(be->stats.reads, 0);
@@ -215,7 +226,7 @@ test_direct_lockdown(void **state)
 	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, NULL);
 	rsh_fake_write(t->root, "kernel/security/lockdown",
 		       "none [integrity] confidentiality\n");
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), -EPERM);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), -EPERM);
 	assert_null(be);
 	assert_non_null(strstr(rsh_last_error(), "kernel lockdown "
 			       "[integrity]"));
@@ -232,17 +243,17 @@ test_fallback_keeps_vfio_message(void **state)
 	struct rsh_t *t = *state;
 	struct rsh_backend *be = NULL;
 
-	t->opts.mapping = NULL;
+	t->args = "";
 	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, NULL);
 	rsh_fake_write(t->root, "kernel/security/lockdown",
 		       "none integrity [confidentiality]\n");
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), -ENODEV);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), -ENODEV);
 	assert_string_equal(rsh_last_error(), "0000:03:00.2: not bound to any "
 			    "driver; run: rshim-devbind.py -b vfio-pci "
 			    "0000:03:00.2");
 	/* without lockdown the same function falls back to direct */
 	rsh_fake_write(t->root, "kernel/security/lockdown", "[none]\n");
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), 0);
 	be->ops->close(be);
 }
 
@@ -254,14 +265,14 @@ test_uio_map(void **state)
 	struct rsh_backend *be = NULL;
 	char node[PATH_MAX + 16];
 
-	t->opts.mapping = NULL;
+	t->args = "";
 	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, "uio_pci_generic");
 	rsh_fake_write(t->root, "bus/pci/devices/0000:03:00.2/uio/uio4/name",
 		       "uio_pci_generic\n");
 	rsh_fake_write(t->root, "dev/uio4", "");
 	snprintf(node, sizeof(node), "%s/dev", t->root);
 	rsh_pci_dev_dir = node;
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, "03:00.2", &be), 0);
 	assert_int_equal(((struct rsh_pci_dev *)be)->mapping, RSH_PCI_MAP_UIO);
 	assert_true(((struct rsh_pci_dev *)be)->uio_fd >= 0);
 	be->ops->write64(be, 0x10C20, 42);
@@ -269,11 +280,11 @@ test_uio_map(void **state)
 					 0x10C20), 42);
 	be->ops->close(be);
 	rsh_pci_dev_dir = "/dev";
-	t->opts.mapping = "uio";
+	t->args = ",mapping=uio";
 	rsh_fake_fn_add(t->root, &(struct rsh_fake_fn){ .bdf = "0000:04:00.2",
 			.vendor = 0x15b3, .device = 0xc2d3,
 			.bar_size = 0x100000, .group = 6 });
-	assert_int_equal(t->drv->probe("04:00.2", &t->opts, &be), -ENODEV);
+	assert_int_equal(rsh_t_probe(t, "04:00.2", &be), -ENODEV);
 	assert_non_null(strstr(rsh_last_error(), "run: rshim-devbind.py -b "
 			       "uio_pci_generic 0000:04:00.2"));
 }
@@ -288,7 +299,7 @@ test_direct_irq_poll(void **state)
 	uint64_t cfgw;
 
 	rsh_t_add(t, "0000:03:00.2", 0xc2d3, 0x100000, NULL);
-	assert_int_equal(t->drv->probe("0000:03:00.2", &t->opts, &be), 0);
+	assert_int_equal(rsh_t_probe(t, "0000:03:00.2", &be), 0);
 	assert_non_null(be->ops->irq_poll);
 	assert_int_equal(be->ops->irq_poll(be), 0);
 	cfgw = rsh_fake_read64(t->root, "0000:03:00.2", "config", 0);

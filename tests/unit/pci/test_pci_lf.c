@@ -328,7 +328,7 @@ test_lf_pci_direct(void **state)
 				  .device = 0x021c, .revision = 1,
 				  .bar_size = 0, .group = -1 };
 	const struct rsh_backend_driver *pci = rsh_backend_find("pci");
-	struct rsh_open_opts o = { .mapping = "direct" };
+	struct rsh_open_opts o = { 0 };
 	struct rsh_backend *be;
 	char root[PATH_MAX];
 	uint32_t v = 0;
@@ -339,7 +339,7 @@ test_lf_pci_direct(void **state)
 	assert_int_equal(rsh_fake_fn_add(root, &fn), 0);
 	o.sysfs_root = root;
 	fds = rsh_fake_open_fds();
-	assert_int_equal(pci->probe("05:00.0", &o, &be), 0);
+	assert_int_equal(pci->probe("05:00.0,mapping=direct", &o, &be), 0);
 	assert_true(be->cfg_only);
 	assert_int_equal(be->gen, RSH_GEN_BF3);
 	assert_int_equal(be->ops->cfg_write(be, RSH_LF_CFG_DATA, 0xA5A55A5A), 0);
@@ -398,13 +398,16 @@ static void
 test_lf_policy(void **state)
 {
 	struct rsh_open_opts o = { .livefish_drop = true };
+	struct rsh_dev_info inf;
 	struct rsh_own_info oi;
 	struct rsh_dev *dev;
 	uint64_t v;
 
 	(void)state;
 	assert_int_equal(rsh_dev_open("sim:bf2,livefish=1", &o, &dev), 0);
-	assert_true(rsh_dev_livefish(dev));
+	assert_int_equal(rsh_dev_get_info(dev, &inf), 0);
+	assert_true(inf.livefish);
+	assert_int_equal(inf.gen, RSH_GEN_BF2);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.dropped);
 	assert_int_equal(rsh_misc_write(dev, "FORCE_CMD 1"), 0);
@@ -416,7 +419,8 @@ test_lf_policy(void **state)
 	assert_int_equal(rsh_dev_open("sim:bf2", &o, &dev), 0);
 	rsh_dev_own_info(dev, &oi);
 	assert_false(oi.dropped);
-	assert_false(rsh_dev_livefish(dev));
+	assert_int_equal(rsh_dev_get_info(dev, &inf), 0);
+	assert_false(inf.livefish);
 	rsh_dev_close(dev);
 	assert_int_equal(rsh_dev_open("sim:bf3,livefish=1,lock=1", NULL, &dev), 0);
 	rsh_dev_own_info(dev, &oi);

@@ -124,16 +124,23 @@ test_scan_finds_bf2_bf3(void **state)
 	assert_int_equal(a->bar_size, 0x100000);
 	assert_true(a->supported);
 	assert_string_equal(a->driver, "pci");
-	assert_non_null(strstr(a->detail, "driver=vfio-pci"));
-	assert_non_null(strstr(a->detail, "iommu_group=7"));
-	assert_non_null(strstr(a->detail, "numa=0"));
-	assert_non_null(strstr(a->detail, "link=8.0GT/s/8.0GT/s x16/x16"));
-	assert_null(strstr(a->detail, "DEGRADED"));
+	assert_string_equal(a->kdriver, "vfio-pci");
+	assert_int_equal(a->iommu_group, 7);
+	assert_int_equal(a->numa_node, 0);
+	assert_int_equal(a->link.speed_mts, 8000);
+	assert_int_equal(a->link.max_speed_mts, 8000);
+	assert_int_equal(a->link.width, 16);
+	assert_int_equal(a->link.max_width, 16);
+	assert_false(a->livefish);
 	assert_int_equal(b->gen, RSH_GEN_BF3);
 	assert_int_equal(b->bar_size, 0x800000);
 	assert_true(b->supported);
-	assert_non_null(strstr(b->detail, "driver=none"));
-	assert_non_null(strstr(b->detail, "2.5GT/s/16.0GT/s x4/x16 DEGRADED"));
+	assert_string_equal(b->kdriver, "");
+	assert_int_equal(b->iommu_group, 9);
+	assert_int_equal(b->link.speed_mts, 2500);
+	assert_int_equal(b->link.max_speed_mts, 16000);
+	assert_int_equal(b->link.width, 4);
+	assert_int_equal(b->link.max_width, 16);
 	/* max smaller than the number found: count still complete */
 	assert_int_equal(t->drv->scan(&t->opts, inf, 1), 2);
 }
@@ -164,10 +171,10 @@ test_scan_livefish_small_bar(void **state)
 	assert_non_null(b);
 	assert_int_equal(a->gen, RSH_GEN_BF2);
 	assert_true(a->supported);
-	assert_non_null(strstr(a->detail, "livefish(config-space gateway)"));
+	assert_true(a->livefish);
 	assert_int_equal(b->gen, RSH_GEN_BF3);
 	assert_false(b->supported);
-	assert_non_null(strstr(b->detail, "BAR0-too-small"));
+	assert_false(b->livefish);
 }
 
 /* A root without bus/pci scans to zero, not an error or an exit. */
@@ -235,7 +242,7 @@ test_probe_identity_errors(void **state)
 			"0000:09:00.2: no such PCI address");
 	rsh_t_probe_err(t, "03:00.0", -ENODEV, "0000:03:00.0: not an rshim "
 			"function (vendor 0x15b3 device 0xa2d6); ");
-	rsh_t_probe_err(t, "03:00.0", -ENODEV, "--force-id");
+	rsh_t_probe_err(t, "03:00.0", -ENODEV, "force-id=1");
 	rsh_t_livefish_ok(t, "pcie-0000:04:00.0");
 	rsh_t_probe_err(t, "05:00.1", -ENODEV, "BAR0 is 1024 KiB but "
 			"BlueField-3 needs 8192 KiB");
@@ -264,15 +271,84 @@ test_probe_unbound_vfio(void **state)
 
 	fn.driver = NULL;
 	rsh_fake_fn_add(t->root, &fn);
-	t->opts.mapping = "vfio";
-	rsh_t_probe_err(t, "0000:03:00.2", -ENODEV, "0000:03:00.2: not bound "
-			"to any driver; run: rshim-devbind.py -b vfio-pci "
-			"0000:03:00.2");
-	t->opts.mapping = "bogus";
-	rsh_t_probe_err(t, "0000:03:00.2", -EINVAL, "unknown mapping 'bogus'");
+	rsh_t_probe_err(t, "0000:03:00.2,mapping=vfio", -ENODEV, "0000:03:00.2: "
+			"not bound to any driver; run: rshim-devbind.py -b "
+			"vfio-pci 0000:03:00.2");
 }
 
-/* --force-id accepts a non-rshim ID (then fails later only on mapping). */
+/* Devargs: the canonical address and the options of the one table. */
+static void
+test_devargs_good(void **state)
+{
+	struct rsh_t *t = *state;
+	struct rsh_pci_args a;
+	char bdf[RSH_PCI_BDF_LEN], key[32];
+
+	assert_int_equal(rsh_pci_devstr_addr("pcie-0000:03:00.2,mapping=uio", bdf), 0);
+	assert_string_equal(bdf, "0000:03:00.2");
+	assert_int_equal(rsh_pci_args_parse("03:00.2", &a), 0);
+	assert_int_equal(a.mapping, -1);
+	assert_false(a.force_id);
+	assert_int_equal(rsh_pci_args_parse("03:00.2,mapping=direct,force-id=1", &a), 0);
+	assert_int_equal(a.mapping, RSH_PCI_MAP_DIRECT);
+	assert_true(a.force_id);
+	assert_int_equal(rsh_pci_args_parse("03:00.2,force-id=0,mapping=vfio", &a), 0);
+	assert_int_equal(a.mapping, RSH_PCI_MAP_VFIO);
+	assert_false(a.force_id);
+	/* The host key (locks) stays the address without devargs. */
+	assert_true(t->drv->match("0000:03:00.2,mapping=uio"));
+	assert_int_equal(t->drv->host_key("03:00.2,mapping=uio,force-id=1", key,
+					  sizeof(key)), 1);
+	assert_string_equal(key, "0000:03:00.2");
+}
+
+/* One bad devarg: -EINVAL and one line naming the key and the valid ones. */
+static void
+rsh_t_devarg_bad(struct rsh_t *t, const char *dev, const char *want)
+{
+	struct rsh_pci_args a;
+	char key[32];
+
+	assert_int_equal(rsh_pci_args_parse(dev, &a), -EINVAL);
+	if (strstr(rsh_last_error(), want) == NULL)
+		fail_msg("message '%s' lacks '%s'", rsh_last_error(), want);
+	assert_null(strchr(rsh_last_error(), '\n'));
+	assert_int_equal(t->drv->host_key(dev, key, sizeof(key)), -EINVAL);
+	rsh_t_probe_err(t, dev, -EINVAL, want);
+}
+
+static void
+test_devargs_unknown_key(void **state)
+{
+	rsh_t_devarg_bad(*state, "0000:03:00.2,maping=vfio",
+			 "unknown PCI option 'maping'; valid: mapping, force-id");
+	rsh_t_devarg_bad(*state, "0000:03:00.2,mapping=vfio,drain=1M",
+			 "unknown PCI option 'drain'; valid: mapping, force-id");
+}
+
+static void
+test_devargs_bad_value(void **state)
+{
+	rsh_t_devarg_bad(*state, "0000:03:00.2,mapping=bogus",
+			 "bad value 'bogus' for PCI option mapping (expected mapping=vfio|uio|direct");
+	rsh_t_devarg_bad(*state, "0000:03:00.2,force-id=maybe",
+			 "bad value 'maybe' for PCI option force-id");
+	rsh_t_devarg_bad(*state, "0000:03:00.2,mapping",
+			 "PCI option 'mapping' needs a value: mapping=vfio|uio|direct");
+	rsh_t_devarg_bad(*state, "0000:03:00.2,force-id=,mapping=uio",
+			 "PCI option 'force-id' needs a value");
+}
+
+static void
+test_devargs_duplicate(void **state)
+{
+	rsh_t_devarg_bad(*state, "0000:03:00.2,mapping=vfio,mapping=uio",
+			 "PCI option 'mapping' given twice");
+	rsh_t_devarg_bad(*state, "0000:03:00.2,force-id=1,mapping=uio,force-id=1",
+			 "PCI option 'force-id' given twice");
+}
+
+/* force-id=1 accepts a non-rshim ID (then fails later only on mapping). */
 static void
 test_probe_force_id(void **state)
 {
@@ -283,9 +359,8 @@ test_probe_force_id(void **state)
 	struct rsh_backend *be = NULL;
 
 	rsh_fake_fn_add(t->root, &fn);
-	t->opts.force_id = true;
-	t->opts.mapping = "direct";
-	assert_int_equal(t->drv->probe("06:00.0", &t->opts, &be), 0);
+	assert_int_equal(t->drv->probe("06:00.0,force-id=1,mapping=direct", &t->opts,
+					&be), 0);
 	assert_non_null(be);
 	assert_int_equal(be->gen, RSH_GEN_BF3);
 	be->ops->close(be);
@@ -310,6 +385,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_unbound_vfio,
 						rsh_t_setup, rsh_t_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_force_id,
+						rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_devargs_good,
+						rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_devargs_unknown_key,
+						rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_devargs_bad_value,
+						rsh_t_setup, rsh_t_teardown),
+		cmocka_unit_test_setup_teardown(test_devargs_duplicate,
 						rsh_t_setup, rsh_t_teardown),
 	};
 

@@ -240,7 +240,6 @@ rsh_tv_setup(void **state)
 	close(fd);
 	rsh_pci_vfio_dir = t.vdir;
 	t.opts.sysfs_root = t.root;
-	t.opts.mapping = "vfio";
 	t.drv = rsh_backend_find("pci");
 	t.fds = rsh_fake_open_fds();
 	rsh_tv = &t;
@@ -269,7 +268,7 @@ rsh_tv_fail(struct rsh_tv *t, int rc, const char *want)
 {
 	struct rsh_backend *be = NULL;
 
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), rc);
+	assert_int_equal(t->drv->probe("03:00.2,mapping=vfio", &t->opts, &be), rc);
 	assert_null(be);
 	if (strstr(rsh_last_error(), want) == NULL)
 		fail_msg("message '%s' lacks '%s'", rsh_last_error(), want);
@@ -286,7 +285,7 @@ test_vfio_success(void **state)
 	uint64_t v = 0;
 	int fd;
 
-	assert_int_equal(t->drv->probe("pcie-0000:03:00.2", &t->opts, &be), 0);
+	assert_int_equal(t->drv->probe("pcie-0000:03:00.2,mapping=vfio", &t->opts, &be), 0);
 	assert_int_equal(((struct rsh_pci_dev *)be)->mapping, RSH_PCI_MAP_VFIO);
 	assert_int_equal(be->bar_size, 0x100000);
 	assert_int_equal(be->revision, 5); /* from the VFIO config region */
@@ -435,7 +434,7 @@ test_vfio_noiommu_and_small_bar(void **state)
 	snprintf(node, sizeof(node), "%s/7", t->vdir);
 	unlink(node);
 	rsh_fake_write(t->root, "dev/vfio/noiommu-7", "");
-	assert_int_equal(t->drv->probe("03:00.2", &t->opts, &be), 0);
+	assert_int_equal(t->drv->probe("03:00.2,mapping=vfio", &t->opts, &be), 0);
 	assert_int_equal(t->ext_type, VFIO_NOIOMMU_IOMMU);
 	assert_int_equal(t->set_iommu_type, VFIO_NOIOMMU_IOMMU);
 	be->ops->close(be);

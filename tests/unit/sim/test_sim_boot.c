@@ -21,7 +21,7 @@
 #include <rte_eal.h>
 
 #include "rsh_backend.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_regs.h"
 #include "rsh_sim.h"
 #include "rsh_sim_priv.h"

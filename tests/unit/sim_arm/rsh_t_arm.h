@@ -24,7 +24,7 @@
 #include <rte_common.h>
 
 #include "rsh_backend.h"
-#include "rsh_bfb.h"
+#include "rsh_bfb_fmt.h"
 #include "rsh_regs.h"
 #include "rsh_clock.h"
 #include "rsh_sim.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the TM FIFO wire format (lib/rshim/rsh_tmfifo_proto.h):
+ * Unit tests of the TM FIFO wire format (lib/rshim/sdk/rsh_tmfifo_proto.h):
  * byte-exact golden vectors for headers, control words and payload
  * packing. Pure encode/decode, so no EAL and no backend.
  */

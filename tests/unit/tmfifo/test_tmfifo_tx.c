@@ -184,7 +184,9 @@ test_tx_ctrl_at_boundary(void **state)
 {
 	struct rsh_t_ctx *c = *state;
 	static struct rsh_t_parsed p;
-	uint8_t mac[6] = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x05 };
+	struct rsh_tmfifo_ctrl mac_msg = { .type = RSH_TMFIFO_CTRL_MAC,
+		.mac = { 0x00, 0x1A, 0xCA, 0xFF, 0xFF, 0x05 } };
+	struct rsh_tmfifo_ctrl req_msg = { .type = RSH_TMFIFO_CTRL_REQ };
 	struct rte_mbuf *m;
 	unsigned int id, i;
 
@@ -197,8 +199,10 @@ test_tx_ctrl_at_boundary(void **state)
 	}
 	rsh_t_poll(c); /* frame 0 partly written */
 	assert_int_equal(c->m.htt.cnt, 253);
-	assert_int_equal(rsh_tmfifo_ctrl_set_mac(&c->dev, mac), 0);
-	assert_int_equal(rsh_tmfifo_ctrl_request(&c->dev), 0);
+	assert_int_equal(rsh_tmfifo_ctrl_send(&c->dev, &mac_msg), 0);
+	assert_int_equal(rsh_tmfifo_ctrl_send(&c->dev, &req_msg), 0);
+	assert_int_equal(rsh_tmfifo_ctrl_send(&c->dev, &(struct rsh_tmfifo_ctrl){
+		.type = (enum rsh_tmfifo_ctrl_type)99 }), -EINVAL);
 	for (i = 0; i < 50; i++) {
 		rsh_t_arm_drain(c, 5);
 		rsh_t_poll(c);
@@ -210,8 +214,8 @@ test_tx_ctrl_at_boundary(void **state)
 	assert_int_equal(p.n_net, 3);
 	assert_int_equal(p.n_ctrl, 3);
 	assert_int_equal(p.ctrl_after, 1); /* right after the current frame */
-	assert_true(p.ctrl[0] == rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac));
-	assert_true(p.ctrl[1] == rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac));
+	assert_true(p.ctrl[0] == rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac_msg.mac));
+	assert_true(p.ctrl[1] == rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac_msg.mac));
 	assert_true(p.ctrl[2] == 0x03000000000000FDull);
 }
 

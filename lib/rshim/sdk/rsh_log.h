@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Logging for the library and the drivers: DPDK logtypes, one macro.
- * A .c file may define RSH_LOGTYPE (one of the ints below) before including
- * this header; the default is the core type "pmd.rshim".
+ * A .c file may define RSH_LOGTYPE (one of the ints below, or its
+ * backend's own: each backend registers a "pmd.rshim.<name>" logtype with
+ * RTE_LOG_REGISTER) before including this header; the default is the core
+ * type "pmd.rshim".
  */
 #ifndef RSH_LOG_H
 #define RSH_LOG_H
@@ -12,8 +14,6 @@
 extern int rsh_logtype_core; /* pmd.rshim */
 extern int rsh_logtype_boot; /* pmd.rshim.boot */
 extern int rsh_logtype_fifo; /* pmd.rshim.fifo */
-extern int rsh_logtype_vfio; /* pmd.rshim.vfio */
-extern int rsh_logtype_sim;  /* pmd.rshim.sim */
 extern int rsh_logtype_reg;  /* pmd.rshim.reg: the register trace (debug) */
 
 #ifndef RSH_LOGTYPE

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rsh_reg_ids.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +45,18 @@ int rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force);
 
 /** Size of a buffer that holds any misc text (NVIDIA's rshim uses 4069 bytes). */
 #define RSH_MISC_TEXT_MAX 8192u
+
+/*
+ * Register fields misc shows, for a caller that renders the misc keys
+ * itself while a boot push owns the device (rsh_dev_reg_read() still
+ * answers then; rsh_misc_read() does not).
+ */
+/** BOOT_MODE: the mode field of RSH_BOOT_CONTROL (0 rshim, 1 eMMC, 3 eMMC legacy). */
+#define RSH_CTL_BOOT_MODE_MASK 0x3ull
+/** UP_TIME: BlueField-3's RSH_UPTIME counts at this rate, Hz. */
+#define RSH_CTL_BF3_UPTIME_HZ 200000000ull
+/** The most records the scratch log holds (rsh_log_read()'s useful max). */
+#define RSH_CTL_LOG_RECS_MAX 128u
 
 /**
  * The misc text, as `cat /dev/rshimN/misc` shows it (§5.4): one
@@ -90,7 +104,7 @@ struct rsh_reg_req {
  * optional width and value. Checks bounds and alignment.
  * @return 0; -EINVAL with a line naming what is wrong.
  */
-int rsh_reg_req_parse(int gen, const char *spec, struct rsh_reg_req *req);
+int rsh_reg_req_parse(enum rsh_gen gen, const char *spec, struct rsh_reg_req *req);
 
 /**
  * Run a parsed request. FIFO data registers are refused where an access
@@ -104,13 +118,13 @@ int rsh_dev_reg_req(struct rsh_dev *dev, struct rsh_reg_req *req);
 /**
  * The address of NVIDIA's register ioctls (RSHIM_IOC_READ/WRITE and their
  * v2 forms, as bf-reg issues them) in the form rsh_reg_req_parse takes,
- * for generation gen (RSH_GEN_*): BF1/BF2 `channel<<16|offset` (the
+ * for generation gen: BF1/BF2 `channel<<16|offset` (the
  * channel's 4 bits), BF3 the global address, a BF3 `channel<<16|offset`
  * decoded through the BF3 channel map first (v2: the channel's full
  * width).
  * @return 0 and *out; -EINVAL a BF3 channel and offset with no register.
  */
-int rsh_reg_ioc_addr(int gen, uint32_t addr, bool v2, uint32_t *out);
+int rsh_reg_ioc_addr(enum rsh_gen gen, uint32_t addr, bool v2, uint32_t *out);
 
 #ifdef __cplusplus
 }

@@ -225,17 +225,32 @@ int rsh_tmfifo_rings(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
 /** Pool users allocate transmit mbufs from (NULL when not attached). */
 struct rte_mempool *rsh_tmfifo_pool(struct rsh_dev *dev);
 
+/** Control messages the host sends the DPU (§4.7). */
+enum rsh_tmfifo_ctrl_type {
+	RSH_TMFIFO_CTRL_REQ,  /**< CTRL_REQ: ask the peer to report its MAC,
+				*   VLAN and PXE values */
+	RSH_TMFIFO_CTRL_MAC,  /**< MAC_1 + MAC_2: the peer's MAC (mac) */
+	RSH_TMFIFO_CTRL_VLAN, /**< VLAN_ID: two VLAN ids (vlan) */
+	RSH_TMFIFO_CTRL_PXE,  /**< PXE_ID (pxe_id) */
+};
+
+/** One control message: its type and the value that type carries. */
+struct rsh_tmfifo_ctrl {
+	enum rsh_tmfifo_ctrl_type type;
+	union {
+		uint8_t mac[6];
+		uint16_t vlan[2];
+		uint32_t pxe_id;
+	};
+};
+
 /**
- * Queue control messages (§4.7), sent at the next message boundary
- * before any data. rsh_tmfifo_ctrl_request() asks the peer to report its
- * MAC, VLAN and PXE values.
- * @return 0; -ENOENT not attached; -EAGAIN control queue full.
+ * Queue one control message, sent at the next message boundary before
+ * any data.
+ * @return 0; -ENOENT not attached; -EAGAIN control queue full; -EINVAL
+ *   unknown type.
  */
-int rsh_tmfifo_ctrl_set_mac(struct rsh_dev *dev, const uint8_t mac[6]);
-int rsh_tmfifo_ctrl_set_vlan(struct rsh_dev *dev, uint16_t vlan0,
-			     uint16_t vlan1);
-int rsh_tmfifo_ctrl_set_pxe(struct rsh_dev *dev, uint32_t pxe_id);
-int rsh_tmfifo_ctrl_request(struct rsh_dev *dev);
+int rsh_tmfifo_ctrl_send(struct rsh_dev *dev, const struct rsh_tmfifo_ctrl *msg);
 
 /**
  * The peer's reported values (a consistent snapshot).

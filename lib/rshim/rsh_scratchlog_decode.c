@@ -12,17 +12,17 @@
 
 #include <rte_common.h>
 
-#include "rsh_log_decode.h"
+#include "rsh_scratchlog_decode.h"
 #include "rsh_regs.h"
 
-#define RSH_LOG_WIDTH_MAX 32u /* widest printf field a record may ask for */
-#define RSH_LOG_MRS_SHIFT 5   /* MRS: bits 20:5 = op0 op1 CRn CRm op2 */
-#define RSH_LOG_MRS_MASK 0xFFFFu
+#define RSH_SCRATCHLOG_WIDTH_MAX 32u /* widest printf field a record may ask for */
+#define RSH_SCRATCHLOG_MRS_SHIFT 5   /* MRS: bits 20:5 = op0 op1 CRn CRm op2 */
+#define RSH_SCRATCHLOG_MRS_MASK 0xFFFFu
 
-static const char *const rsh_log_modules[] = {
+static const char *const rsh_scratchlog_modules[] = {
 	"MISC", "BL1", "BL2", "BL2R", "BL31", "UEFI", "PSC",
 };
-static const char *const rsh_log_levels[] = { "INFO", "WARN", "ERR", "ASSERT" };
+static const char *const rsh_scratchlog_levels[] = { "INFO", "WARN", "ERR", "ASSERT" };
 
 /* An MRS system-register encoding from its architectural fields. */
 #define RSH_SYSREG(n, op0, op1, crn, crm, op2) \
@@ -33,7 +33,7 @@ static const char *const rsh_log_levels[] = { "INFO", "WARN", "ERR", "ASSERT" };
 static const struct {
 	const char *name;
 	uint16_t enc;
-} rsh_log_sysregs[] = {
+} rsh_scratchlog_sysregs[] = {
 	RSH_SYSREG("midr_el1", 3, 0, 0, 0, 0), RSH_SYSREG("mpidr_el1", 3, 0, 0, 0, 5),
 	RSH_SYSREG("sctlr_el1", 3, 0, 1, 0, 0), RSH_SYSREG("sctlr_el2", 3, 4, 1, 0, 0),
 	RSH_SYSREG("sctlr_el3", 3, 6, 1, 0, 0), RSH_SYSREG("actlr_el1", 3, 0, 1, 0, 1),
@@ -69,13 +69,13 @@ static const struct {
 
 /* System-register name of an opcode word's MRS encoding. */
 const char *
-rsh_log_sysreg_name(uint64_t opcode, char *buf, size_t len)
+rsh_scratchlog_sysreg_name(uint64_t opcode, char *buf, size_t len)
 {
-	unsigned int e = (opcode >> RSH_LOG_MRS_SHIFT) & RSH_LOG_MRS_MASK;
+	unsigned int e = (opcode >> RSH_SCRATCHLOG_MRS_SHIFT) & RSH_SCRATCHLOG_MRS_MASK;
 
-	for (unsigned int i = 0; i < RTE_DIM(rsh_log_sysregs); i++) {
-		if (rsh_log_sysregs[i].enc == e) {
-			snprintf(buf, len, "%s", rsh_log_sysregs[i].name);
+	for (unsigned int i = 0; i < RTE_DIM(rsh_scratchlog_sysregs); i++) {
+		if (rsh_scratchlog_sysregs[i].enc == e) {
+			snprintf(buf, len, "%s", rsh_scratchlog_sysregs[i].name);
 			return buf;
 		}
 	}
@@ -86,7 +86,7 @@ rsh_log_sysreg_name(uint64_t opcode, char *buf, size_t len)
 
 /* Append one character if it fits. */
 static void
-rsh_log_putc(char *out, size_t len, size_t *pos, char c)
+rsh_scratchlog_putc(char *out, size_t len, size_t *pos, char c)
 {
 	if (*pos + 1 < len)
 		out[(*pos)++] = c;
@@ -96,7 +96,7 @@ rsh_log_putc(char *out, size_t len, size_t *pos, char c)
 /* One integer conversion of the firmware's text with its argument; returns
  * the characters consumed after '%', 0 when it is not one we format. */
 static size_t
-rsh_log_conv(const char *p, uint32_t arg, char *num, size_t numlen)
+rsh_scratchlog_conv(const char *p, uint32_t arg, char *num, size_t numlen)
 {
 	const char *q = p + 1;
 	unsigned int width = 0;
@@ -111,7 +111,7 @@ rsh_log_conv(const char *p, uint32_t arg, char *num, size_t numlen)
 	/* A width from the device is bounded: %999999999d would make
 	 * snprintf count a billion characters. */
 	if (*q == '\0' || strchr("diuxX", *q) == NULL ||
-	    (size_t)(q - p) + 2 > sizeof(spec) || width > RSH_LOG_WIDTH_MAX)
+	    (size_t)(q - p) + 2 > sizeof(spec) || width > RSH_SCRATCHLOG_WIDTH_MAX)
 		return 0;
 	for (const char *s = p; s < q; s++) /* keep flags and width only */
 		if (*s != 'l')
@@ -130,7 +130,7 @@ rsh_log_conv(const char *p, uint32_t arg, char *num, size_t numlen)
  * conversions (%d %i %u %x %X with flags/width) take the argument.
  */
 static void
-rsh_log_format(const char *fmt, bool has_arg, uint32_t arg, char *out, size_t len)
+rsh_scratchlog_format(const char *fmt, bool has_arg, uint32_t arg, char *out, size_t len)
 {
 	size_t pos = 0;
 	char num[40];
@@ -140,121 +140,122 @@ rsh_log_format(const char *fmt, bool has_arg, uint32_t arg, char *out, size_t le
 		size_t used = 0;
 
 		if (*p == '%' && has_arg)
-			used = rsh_log_conv(p, arg, num, sizeof(num));
+			used = rsh_scratchlog_conv(p, arg, num, sizeof(num));
 		if (used == 0) {
-			rsh_log_putc(out, len, &pos, isprint((unsigned char)*p) ? *p : '.');
+			rsh_scratchlog_putc(out, len, &pos, isprint((unsigned char)*p) ? *p : '.');
 			continue;
 		}
 		for (const char *s = num; *s != '\0'; s++)
-			rsh_log_putc(out, len, &pos, *s);
+			rsh_scratchlog_putc(out, len, &pos, *s);
 		p += used;
 	}
 }
 
 /* Fill the common fields of a line. */
 static void
-rsh_log_rec_init(struct rsh_log_rec *r, uint64_t hdr, unsigned int level)
+rsh_scratchlog_rec_init(struct rsh_scratchlog_rec *r, uint64_t hdr, unsigned int level)
 {
-	r->module = RSH_LOG_HDR__MODULE(hdr);
-	r->type = RSH_LOG_HDR__TYPE(hdr);
+	r->module = RSH_SCRATCHLOG_HDR__MODULE(hdr);
+	r->type = RSH_SCRATCHLOG_HDR__TYPE(hdr);
 	r->level = level;
 }
 
 /* Module name, MISC for an unknown one (as NVIDIA's rshim prints it). */
 static const char *
-rsh_log_mod_name(uint64_t hdr)
+rsh_scratchlog_mod_name(uint64_t hdr)
 {
-	unsigned int m = RSH_LOG_HDR__MODULE(hdr);
+	unsigned int m = RSH_SCRATCHLOG_HDR__MODULE(hdr);
 
-	return m < RTE_DIM(rsh_log_modules) ? rsh_log_modules[m] : rsh_log_modules[0];
+	return m < RTE_DIM(rsh_scratchlog_modules) ? rsh_scratchlog_modules[m] :
+						     rsh_scratchlog_modules[0];
 }
 
 /* A MSG record: " LEVEL[MODULE]: text" from len words of ASCII. */
 static unsigned int
-rsh_log_msg(uint64_t hdr, const uint64_t *words, unsigned int len,
-	    struct rsh_log_rec *recs, unsigned int max)
+rsh_scratchlog_msg(uint64_t hdr, const uint64_t *words, unsigned int len,
+		   struct rsh_scratchlog_rec *recs, unsigned int max)
 {
 	char text[8 * RSH_SCRATCH_BUF_WORDS + 1];
 	char body[sizeof(recs->text)];
-	unsigned int lvl = RSH_LOG_HDR__LEVEL(hdr);
+	unsigned int lvl = RSH_SCRATCHLOG_HDR__LEVEL(hdr);
 
 	if (max == 0)
 		return 1;
 	for (unsigned int i = 0; i < len; i++)
 		memcpy(text + 8 * i, &words[i], 8); /* little-endian ASCII, §5.6 */
 	text[8 * len] = '\0';
-	if (lvl >= RTE_DIM(rsh_log_levels))
+	if (lvl >= RTE_DIM(rsh_scratchlog_levels))
 		lvl = 0; /* an unknown level prints as INFO, as NVIDIA's rshim does */
-	rsh_log_format(text, RSH_LOG_HDR__HAS_ARG(hdr) != 0, RSH_LOG_HDR__ARG(hdr),
-		       body, sizeof(body));
-	rsh_log_rec_init(&recs[0], hdr, lvl);
+	rsh_scratchlog_format(text, RSH_SCRATCHLOG_HDR__HAS_ARG(hdr) != 0,
+			      RSH_SCRATCHLOG_HDR__ARG(hdr), body, sizeof(body));
+	rsh_scratchlog_rec_init(&recs[0], hdr, lvl);
 	snprintf(recs[0].text, sizeof(recs[0].text), " %s[%s]: %s",
-		 rsh_log_levels[lvl], rsh_log_mod_name(hdr), body);
+		 rsh_scratchlog_levels[lvl], rsh_scratchlog_mod_name(hdr), body);
 	return 1;
 }
 
 /* The crash line: PC (PANIC) or ESR with its class (EXCEPTION), §5.6. */
 static void
-rsh_log_crash_head(uint64_t hdr, struct rsh_log_rec *r)
+rsh_scratchlog_crash_head(uint64_t hdr, struct rsh_scratchlog_rec *r)
 {
-	uint32_t v = RSH_LOG_HDR__PC(hdr);
+	uint32_t v = RSH_SCRATCHLOG_HDR__PC(hdr);
 	unsigned int ec = v >> 26;
 
-	rsh_log_rec_init(r, hdr, RSH_LOG_LEVEL_ERR);
-	if (RSH_LOG_HDR__TYPE(hdr) == RSH_LOG_TYPE_PANIC) {
+	rsh_scratchlog_rec_init(r, hdr, RSH_SCRATCHLOG_LEVEL_ERR);
+	if (RSH_SCRATCHLOG_HDR__TYPE(hdr) == RSH_SCRATCHLOG_TYPE_PANIC) {
 		snprintf(r->text, sizeof(r->text), " PANIC(%s): PC = 0x%x",
-			 rsh_log_mod_name(hdr), v);
+			 rsh_scratchlog_mod_name(hdr), v);
 		return;
 	}
 	snprintf(r->text, sizeof(r->text), " Exception(%s): syndrome = 0x%x%s",
-		 rsh_log_mod_name(hdr), v,
+		 rsh_scratchlog_mod_name(hdr), v,
 		 ec == 0x24 || ec == 0x25 ? "(Data Abort)" :
 		 ec == 0x2F ? "(SError)" : "");
 }
 
 /* A PANIC/EXCEPTION record: the crash line, then "reg = value" lines. */
 static unsigned int
-rsh_log_crash(uint64_t hdr, const uint64_t *words, unsigned int len,
-	      struct rsh_log_rec *recs, unsigned int max)
+rsh_scratchlog_crash(uint64_t hdr, const uint64_t *words, unsigned int len,
+		     struct rsh_scratchlog_rec *recs, unsigned int max)
 {
 	unsigned int n = 0;
 	char name[24];
 
 	if (n < max)
-		rsh_log_crash_head(hdr, &recs[n]);
+		rsh_scratchlog_crash_head(hdr, &recs[n]);
 	n++;
 	for (unsigned int i = 0; i + 1 < len; i += 2, n++) {
 		if (n >= max)
 			continue;
-		rsh_log_rec_init(&recs[n], hdr, RSH_LOG_LEVEL_ERR);
+		rsh_scratchlog_rec_init(&recs[n], hdr, RSH_SCRATCHLOG_LEVEL_ERR);
 		snprintf(recs[n].text, sizeof(recs[n].text), "   %s = 0x%" PRIx64,
-			 rsh_log_sysreg_name(words[i], name, sizeof(name)), words[i + 1]);
+			 rsh_scratchlog_sysreg_name(words[i], name, sizeof(name)), words[i + 1]);
 	}
 	return n;
 }
 
 /* Every record of words[0..n): a header, then its len payload words. */
 unsigned int
-rsh_log_decode_words(const uint64_t *words, unsigned int n,
-		     struct rsh_log_rec *recs, unsigned int max)
+rsh_scratchlog_decode_words(const uint64_t *words, unsigned int n,
+			    struct rsh_scratchlog_rec *recs, unsigned int max)
 {
 	unsigned int i = 0, out = 0;
 
 	while (i < n) {
 		uint64_t hdr = words[i];
-		unsigned int len = RSH_LOG_HDR__LEN(hdr);
+		unsigned int len = RSH_SCRATCHLOG_HDR__LEN(hdr);
 		unsigned int room = out < max ? max - out : 0;
-		struct rsh_log_rec *r = room ? recs + out : NULL;
+		struct rsh_scratchlog_rec *r = room ? recs + out : NULL;
 
 		if (i + 1 + len > n)
 			break; /* wrapped: NVIDIA's rshim stops here too */
-		switch (RSH_LOG_HDR__TYPE(hdr)) {
-		case RSH_LOG_TYPE_MSG:
-			out += len == 0 ? 0 : rsh_log_msg(hdr, words + i + 1, len, r, room);
+		switch (RSH_SCRATCHLOG_HDR__TYPE(hdr)) {
+		case RSH_SCRATCHLOG_TYPE_MSG:
+			out += len == 0 ? 0 : rsh_scratchlog_msg(hdr, words + i + 1, len, r, room);
 			break;
-		case RSH_LOG_TYPE_PANIC:
-		case RSH_LOG_TYPE_EXCEPTION:
-			out += rsh_log_crash(hdr, words + i + 1, len, r, room);
+		case RSH_SCRATCHLOG_TYPE_PANIC:
+		case RSH_SCRATCHLOG_TYPE_EXCEPTION:
+			out += rsh_scratchlog_crash(hdr, words + i + 1, len, r, room);
 			break;
 		default:
 			break; /* other types are skipped */
@@ -266,8 +267,8 @@ rsh_log_decode_words(const uint64_t *words, unsigned int n,
 
 /* The lines as text. */
 size_t
-rsh_log_to_text(const struct rsh_log_rec *recs, unsigned int n, char *buf,
-		size_t len)
+rsh_scratchlog_to_text(const struct rsh_scratchlog_rec *recs, unsigned int n, char *buf,
+		       size_t len)
 {
 	size_t pos = 0;
 

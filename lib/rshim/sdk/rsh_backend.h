@@ -6,11 +6,17 @@
  * time; the core picks one by the device string.
  *
  * Offsets passed to the ops are BAR0 offsets already decoded by the core's
- * register table (rsh_regs.h); backends never decode channels.
+ * register table, which stays private to the core; a backend that needs
+ * a register's offset itself asks rsh_backend_reg_off().
+ *
+ * This header, with rsh_log.h, rsh_clock.h and rsh_tmfifo_proto.h, is the
+ * backend SDK (lib/rshim/sdk): what drivers/ may include besides the public
+ * headers.
  */
 #ifndef RSH_BACKEND_H
 #define RSH_BACKEND_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/queue.h>
@@ -19,9 +25,13 @@
 
 #include "rsh.h"
 #include "rsh_clock.h"
-#include "rsh_regs.h"
 
 struct rsh_backend;
+
+/* What read64 returns when the access itself failed (the value the
+ * silicon returns for a bad access, hardware-notes §1.5): the core treats
+ * it as a failed read. */
+#define RSH_BACKEND_BAD_READ 0xBAD00ACCE55ull
 
 /*
  * Register access operations, called from one thread at a time: the poll
@@ -121,6 +131,9 @@ struct rsh_backend {
 /* A backend driver: matches device strings and probes devices. */
 struct rsh_backend_driver {
 	const char *name; /* "sim", "pci" */
+	/* A software device (the emulator): rsh_dev_scan() lists this
+	 * driver's devices only when asked to include emulated ones. */
+	bool emulated;
 	/* 1 when this driver handles the device string. */
 	int (*match)(const char *devstr);
 	/*
@@ -158,6 +171,20 @@ const struct rsh_backend_driver *rsh_backend_find(const char *name);
 
 #define RSH_BACKEND_REGISTER(drv) \
 	RTE_INIT(rsh_backend_init_##drv) { rsh_backend_register(&(drv)); }
+
+/**
+ * The BAR0 offset of a register on a generation, from the core's table
+ * (for a backend that reaches a register outside the ops, e.g. a livefish
+ * gateway's boot FIFO).
+ * @return 0, or -EINVAL for an unknown generation or register.
+ */
+int rsh_backend_reg_off(enum rsh_gen gen, enum rsh_reg reg, uint32_t *bar_off);
+
+/**
+ * The size of BAR0 on a generation (the rshim window), bytes; 0 for an
+ * unknown generation.
+ */
+uint32_t rsh_backend_bar_size(enum rsh_gen gen);
 
 /** Record the one-line error message of the calling thread (printf-like). */
 void rsh_err_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -38,12 +38,12 @@ struct rsh_mmio_stats {
 
 /** Options for opening (and scanning for) devices. */
 struct rsh_open_opts {
-	/** Stands for /sys (tests, containers); NULL = "/sys". */
+	/**
+	 * The host's sysfs root, for open and scan (tests, containers);
+	 * NULL = "/sys". The PCI backend's own options are devargs of the
+	 * device string: "0000:03:00.2,mapping=vfio|uio|direct,force-id=1".
+	 */
 	const char *sysfs_root;
-	/** Accept a PCI function whose IDs are not an rshim function. */
-	bool force_id;
-	/** "vfio", "uio", "direct" or NULL for the fallback order. */
-	const char *mapping;
 	/** Another driver owns the device: ask it to hand over (OSP_REQ). */
 	bool force_own;
 	/** Open in drop mode: no register access until rsh_dev_drop(false). */
@@ -61,15 +61,33 @@ struct rsh_open_opts {
 	bool livefish_drop;
 };
 
-/** One device found by rsh_dev_scan(). */
+/** PCIe link of a PCI function, as sysfs reports it (zeros: unknown). */
+struct rsh_dev_link {
+	uint32_t speed_mts;     /**< current speed, MT/s (8000: 8.0 GT/s) */
+	uint32_t max_speed_mts; /**< the fastest the link can train to */
+	uint8_t width;          /**< current lanes */
+	uint8_t max_width;      /**< the most lanes the link can train to */
+};
+
+/**
+ * A device: one found by rsh_dev_scan(), or an open one
+ * (rsh_dev_get_info()). The host side of a PCI function (kdriver,
+ * iommu_group, numa_node, link) is what a scan reads from sysfs; an
+ * emulated device and rsh_dev_get_info() leave it unset ("", -1, zeros).
+ */
 struct rsh_dev_info {
 	char name[RSH_DEV_NAME_MAX]; /**< device string to pass to open */
 	char driver[32];             /**< backend ("sim", "pci") */
 	enum rsh_gen gen;
 	uint8_t revision;
 	uint64_t bar_size;
-	bool supported;              /**< false: e.g. livefish, BAR too small */
-	char detail[192];            /**< bound driver, IOMMU group, NUMA, link */
+	bool supported;              /**< false: BAR too small (not livefish) */
+	bool livefish;               /**< no NIC firmware: registers through
+				       *   the PCI config-space gateway */
+	char kdriver[32];            /**< kernel driver bound ("" none) */
+	int iommu_group;             /**< -1: none */
+	int numa_node;               /**< -1: unknown */
+	struct rsh_dev_link link;
 };
 
 struct rsh_dev;
@@ -113,21 +131,15 @@ void rsh_dev_close(struct rsh_dev *dev);
 /** Device name as given by its backend. */
 const char *rsh_dev_name(const struct rsh_dev *dev);
 
-/** Backend driver name ("sim", "pci"). */
-const char *rsh_dev_driver(const struct rsh_dev *dev);
-
-/** BlueField generation. */
-enum rsh_gen rsh_dev_gen(const struct rsh_dev *dev);
-
 /**
- * True for a livefish function (no NIC firmware): its registers are
- * reached through the PCI config-space gateway, its MMIO counters count
- * config cycles, secure NIC mode does not apply.
+ * The identity of an open device: name, backend, generation, revision,
+ * BAR size, livefish (the host-side fields unset, see struct rsh_dev_info).
+ * @return 0, or -EINVAL for a NULL argument.
  */
-bool rsh_dev_livefish(const struct rsh_dev *dev);
+int rsh_dev_get_info(const struct rsh_dev *dev, struct rsh_dev_info *info);
 
 /** Copy of the backend's MMIO counters. */
-void rsh_dev_mmio_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
+void rsh_dev_get_stats(const struct rsh_dev *dev, struct rsh_mmio_stats *st);
 
 /** Length of an extended statistic's name, NUL included. */
 #define RSH_XSTAT_NAME_SIZE 64
@@ -398,7 +410,7 @@ void rsh_boot_get_stats(const struct rsh_boot *b, struct rsh_boot_stats *st);
 int rsh_boot_close(struct rsh_boot *b, struct rsh_boot_stats *final_stats);
 
 /** One decoded record of the rshim scratch log (§5.6). */
-struct rsh_log_rec {
+struct rsh_scratchlog_rec {
 	unsigned int module; /**< 0 MISC, 1 BL1, 2 BL2, 3 BL2R, 4 BL31, 5 UEFI, 6 PSC */
 	unsigned int type;   /**< 1 PANIC, 2 EXCEPTION, 4 MSG */
 	unsigned int level;  /**< 0 INFO, 1 WARN, 2 ERR, 3 ASSERT */
@@ -411,8 +423,8 @@ struct rsh_log_rec {
  * @return number of records filled (≤ max), -ETIMEDOUT semaphore not
  *   acquired in 3 s, -ENODEV/-EIO device gone/unreachable, -EBUSY push running.
  */
-int rsh_log_read(struct rsh_dev *dev, bool clear_on_read,
-		 struct rsh_log_rec *recs, unsigned int max);
+int rsh_scratchlog_read(struct rsh_dev *dev, bool clear_on_read,
+			struct rsh_scratchlog_rec *recs, unsigned int max);
 
 #ifdef __cplusplus
 }
