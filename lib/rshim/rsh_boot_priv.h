@@ -120,6 +120,10 @@ rsh_boot_cancelled(const struct rsh_boot *b)
 }
 
 /* Open sequence and restore, commands (rsh_boot_open.c). */
+/* The boot service's poll step (rsh_svc.h): move boot words for the
+ * device's running push (poll lcore; tests step it by hand). */
+unsigned int rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
+
 int rsh_boot_open_cmd(struct rsh_boot *b);
 int rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value);
 int rsh_boot_restore_step(struct rsh_dev *dev, uint64_t value, uint64_t since,

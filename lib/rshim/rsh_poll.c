@@ -176,17 +176,6 @@ rsh_poller_add(struct rsh_poller *p, struct rsh_dev *dev)
 	return rc;
 }
 
-/* Run every service's stop step for dev (its owning thread). */
-static void
-rsh_poller_stop_services(struct rsh_dev *dev)
-{
-	unsigned int s;
-
-	for (s = rsh_n_svcs; s-- > 0;)
-		if (rsh_svcs[s].stop != NULL)
-			rsh_svcs[s].stop(dev);
-}
-
 /* Command step: stop dev's services and drop it from the device list. */
 static int
 rsh_poller_remove_step(struct rsh_cmd *c, uint64_t now)
@@ -200,7 +189,7 @@ rsh_poller_remove_step(struct rsh_cmd *c, uint64_t now)
 			break;
 	if (i == p->n_devs)
 		return rsh_cmd_finish(c, -ENOENT);
-	rsh_poller_stop_services(c->dev);
+	rsh_dev_svc_stop(c->dev);
 	memmove(&p->devs[i], &p->devs[i + 1], (p->n_devs - i - 1) * sizeof(p->devs[0]));
 	p->n_devs--;
 	return rsh_cmd_finish(c, 0);
@@ -301,17 +290,19 @@ rsh_poller_dev(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	bool fw_reset = false;
 	unsigned int s, work = 0;
 
-	for (s = 0; s < rsh_n_svcs; s++) {
+	for (s = 0; s < dev->n_svcs; s++) {
+		const struct rsh_svc *svc = dev->svcs[s];
+
 		/* Drop mode: the device is another driver's; only the
 		 * ownership service looks at it (§6.4). */
-		if (!(rsh_svcs[s].flags & RSH_SVC_F_RUNS_DROPPED) &&
-		    rsh_own_dropped(&dev->own))
+		if (!(svc->flags & RSH_SVC_F_RUNS_DROPPED) &&
+		    rsh_own_dropped(rsh_dev_own(dev)))
 			continue;
 		/* A NIC-firmware reset in progress: hands off (§6.7). */
-		if ((rsh_svcs[s].flags & RSH_SVC_F_FW_RESET_PAUSE) &&
+		if ((svc->flags & RSH_SVC_F_FW_RESET_PAUSE) &&
 		    (fw_reset || (fw_reset = rsh_hk_blocked(dev, now))))
 			continue;
-		work += rsh_svcs[s].poll(dev, now, sleep_ns);
+		work += svc->poll(dev, now, sleep_ns);
 	}
 	return work;
 }
@@ -342,7 +333,7 @@ rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns)
 	work = rsh_poller_cmds(p, now, sleep_ns);
 	for (i = 0; i < p->n_devs; i++) {
 		work += rsh_poller_dev(p->devs[i], now, sleep_ns);
-		tmf |= p->devs[i]->tmfifo != NULL;
+		tmf |= rsh_dev_tmfifo_state(p->devs[i])->t != NULL;
 	}
 	p->has_tmfifo = tmf;
 	return work;
@@ -470,7 +461,7 @@ rsh_poller_user_work(struct rsh_poller *p)
 	if (rsh_ring_count(p->cmds) > 0)
 		return true;
 	for (i = 0; i < p->n_devs; i++) {
-		if (__atomic_load_n(&p->devs[i]->boot, __ATOMIC_ACQUIRE) != NULL)
+		if (__atomic_load_n(&rsh_dev_boot_state(p->devs[i])->push, __ATOMIC_ACQUIRE) != NULL)
 			return rsh_poller_pass(p, &hint) > 0 || hint != UINT64_MAX;
 		if (rsh_tmfifo_user_pending(p->devs[i]))
 			return true;
@@ -561,7 +552,7 @@ static bool
 rsh_poller_streaming(const struct rsh_poller *p)
 {
 	for (unsigned int i = 0; i < p->n_devs; i++)
-		if (__atomic_load_n(&p->devs[i]->boot, __ATOMIC_ACQUIRE) != NULL)
+		if (__atomic_load_n(&rsh_dev_boot_state(p->devs[i])->push, __ATOMIC_ACQUIRE) != NULL)
 			return true;
 	return false;
 }
@@ -816,7 +807,7 @@ rsh_poller_destroy(struct rsh_poller *p)
 	rsh_poller_stop(p);
 	rsh_poller_drain_cmds(p);
 	for (i = 0; i < p->n_devs; i++) {
-		rsh_poller_stop_services(p->devs[i]);
+		rsh_dev_svc_stop(p->devs[i]);
 		p->devs[i]->poller = NULL;
 	}
 	rte_ring_free(p->cmds);

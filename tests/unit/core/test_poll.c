@@ -147,7 +147,7 @@ rsh_t_job_init(struct rsh_t_job *j, struct rsh_dev *dev, unsigned int words)
 		j->c->words[i] = 0x1000 + i;
 	assert_int_equal(rte_ring_enqueue(j->b.to_poll, j->c), 0);
 	j->b.start_tsc = j->b.last_progress = rsh_now();
-	__atomic_store_n(&dev->boot, &j->b, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_boot_state(dev)->push, &j->b, __ATOMIC_RELEASE);
 }
 
 static void
@@ -195,7 +195,7 @@ test_credit_arithmetic(void **state)
 		assert_int_equal(j.b.words_pushed, want);
 		if (want > 0)
 			assert_true(m->wlog_val[want - 1] == 0x1000 + want - 1);
-		__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&rsh_dev_boot_state(dev)->push, NULL, __ATOMIC_RELEASE);
 		rsh_t_job_free(&j);
 	}
 	/* A short chunk: only what it holds, then the chunk goes back. */
@@ -204,7 +204,7 @@ test_credit_arithmetic(void **state)
 	assert_int_equal(rsh_t_boot_pass(dev, m), 10);
 	assert_int_equal(rte_ring_count(j.b.free), 1);
 	assert_int_equal(j.b.chunks_done, 1);
-	__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_boot_state(dev)->push, NULL, __ATOMIC_RELEASE);
 	rsh_t_job_free(&j);
 	rsh_dev_close(dev);
 }
