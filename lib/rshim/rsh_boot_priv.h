@@ -15,6 +15,11 @@
 
 #include "rsh_dev_priv.h"
 
+/* The refill of NVIDIA's rshim daemon (hardware-notes §3.3): 16 KiB
+ * synchronous hand-offs, 1 ms sleep whenever the FIFO is full. Not for
+ * users: the tests compare rshim-pmd's policy with it. */
+#define RSH_BOOT_POLICY_REFERENCE ((enum rsh_boot_policy)1)
+
 #define RSH_BOOT_CHUNK (64u * 1024u)     /* bytes per hand-off chunk */
 #define RSH_BOOT_REF_CHUNK (16u * 1024u) /* the reference daemon's, §3.3 */
 #define RSH_BOOT_NCHUNKS 64u             /* 4 MiB in flight at most */

@@ -17,6 +17,7 @@
 
 #include "rsh.h"
 #include "rsh_clock.h"
+#include "rsh_poll_priv.h"
 #include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
 

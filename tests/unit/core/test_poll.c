@@ -59,6 +59,13 @@ test_backoff(void **state)
 	 * millions of passes a second, a backed-off one a few dozen. */
 	assert_true(s1.passes - s0.passes < 2000);
 	assert_true(s1.gap_max_ns >= 20000000ull);
+	/* The loop thread's CPU time and the lateness bucket bounds come
+	 * with the counters. */
+	assert_true(s0.cpu_ns > 0);
+	assert_true(s1.cpu_ns >= s0.cpu_ns);
+	assert_int_equal(s1.nap_late_bound_ns[0], 1000);
+	assert_int_equal(s1.nap_late_bound_ns[RSH_POLL_LATE_BUCKETS - 2], 50000000);
+	assert_true(s1.nap_late_bound_ns[RSH_POLL_LATE_BUCKETS - 1] == UINT64_MAX);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 	rsh_clock_virtual_set(false);

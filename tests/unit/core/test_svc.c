@@ -203,6 +203,7 @@ t_open(bool drop)
 static void
 test_drop_flag(void **state)
 {
+	struct rsh_poller_stats st;
 	struct rsh_poller *p;
 	struct rsh_dev *dev;
 
@@ -219,6 +220,10 @@ test_drop_flag(void **state)
 	rsh_poller_run_once(p);
 	assert_int_equal(t_st(dev, T_DROPPED)->polls, 4);
 	assert_int_equal(t_st(dev, T_PLAIN)->polls, 1);
+	/* Four passes, none on a thread of the poller's own. */
+	rsh_poller_get_stats(p, &st);
+	assert_int_equal(st.passes, 4);
+	assert_int_equal(st.cpu_ns, 0);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 }
