@@ -196,7 +196,4 @@ rsh_dev_kick(struct rsh_dev *dev)
  */
 void rsh_tmfifo_discard(struct rsh_dev *dev);
 
-/* On close: clear SCRATCHPAD6 bit 63, the host is gone (§2.8, §6.7). */
-void rsh_hk_detach(struct rsh_dev *dev);
-
 #endif /* RSH_DEV_PRIV_H */

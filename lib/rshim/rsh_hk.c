@@ -186,8 +186,9 @@ rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	return check ? rsh_hk_sp6(dev, now, answer, polled) : 0;
 }
 
-/* The host driver goes away: clear bit 63 (keep the firmware's fields). */
-void
+/* The host driver goes away: clear bit 63 (keep the firmware's fields,
+ * §2.8, §6.7). */
+static void
 rsh_hk_detach(struct rsh_dev *dev)
 {
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
