@@ -274,13 +274,14 @@ void rsh_poller_destroy(struct rsh_poller *p);
  */
 void rsh_dev_notify(struct rsh_dev *dev);
 
-/** Run one poll-loop pass on the calling thread (tests). @return work done. */
-unsigned int rsh_poller_run_once(struct rsh_poller *p);
+/** Buckets of rsh_poller_stats.nap_late. */
+#define RSH_POLL_LATE_BUCKETS 16
+/** Their upper bounds, ns: 1-2-5 steps from 1 us to 50 ms, then all. */
+#define RSH_POLL_LATE_BOUNDS_NS { \
+	1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, \
+	1000000, 2000000, 5000000, 10000000, 20000000, 50000000, UINT64_MAX }
 
 /** Pass counters of a poll loop (written by the loop, read relaxed). */
-/** Buckets of rsh_poller_stats.nap_late (see rsh_poller_late_bound_ns). */
-#define RSH_POLL_LATE_BUCKETS 16
-
 struct rsh_poller_stats {
 	uint64_t passes;      /**< passes over the devices so far */
 	uint64_t gap_max_ns;  /**< longest time between two passes: what data
@@ -289,12 +290,15 @@ struct rsh_poller_stats {
 	uint64_t last_pass_tsc; /**< TSC cycles (the library's clock) of the last pass */
 	/** Timed sleeps of the loop (a push's waits for the DPU to drain):
 	 *  how many, by how late they came back (bucket i counts lateness
-	 *  below rsh_poller_late_bound_ns(i), above bucket i-1's bound),
+	 *  below nap_late_bound_ns[i], above bucket i-1's bound),
 	 *  and the latest. Late wake-ups on a busy host are what lets a
 	 *  boot FIFO run dry. */
 	uint64_t naps;
 	uint64_t nap_late[RSH_POLL_LATE_BUCKETS];
 	uint64_t nap_late_max_ns;
+	/** Upper bound, ns, of each nap_late bucket (RSH_POLL_LATE_BOUNDS_NS;
+	 *  UINT64_MAX for the last). */
+	uint64_t nap_late_bound_ns[RSH_POLL_LATE_BUCKETS];
 	/** Times the loop raised its priority for a streaming push, and the
 	 *  times the CPU cap took it back before the push ended. */
 	uint64_t rt_raises;
@@ -302,23 +306,17 @@ struct rsh_poller_stats {
 	/** Of that, time the loop slept at its raised priority so a
 	 *  contended host got the rest of the window (ns). */
 	uint64_t rt_yield_ns;
+	/** CPU time the poll loop's thread used so far, ns (0 before it
+	 *  ran; 0 for a poller without a thread of its own). */
+	uint64_t cpu_ns;
 };
 
-/** Upper bound, ns, of lateness bucket i (UINT64_MAX for the last). */
-uint64_t rsh_poller_late_bound_ns(unsigned int i);
-
-/** Copy the loop's pass counters (any thread). */
+/** Copy the loop's pass counters and CPU time (any thread). */
 void rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st);
-
-/** CPU seconds used by the poll loop thread so far. */
-double rsh_poller_cpu_seconds(const struct rsh_poller *p);
 
 /** How the boot engine refills the FIFO. */
 enum rsh_boot_policy {
 	RSH_BOOT_POLICY_CREDIT = 0, /**< rshim-pmd: credit-based, rate aware */
-	RSH_BOOT_POLICY_REFERENCE,  /**< NVIDIA's rshim daemon (hardware-notes §3.3): 16 KiB
-				      *   synchronous hand-offs, 1 ms sleep
-				      *   whenever the FIFO is full */
 };
 
 /** Boot push options. */

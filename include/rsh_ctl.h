@@ -55,7 +55,7 @@ int rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force);
 #define RSH_CTL_BOOT_MODE_MASK 0x3ull
 /** UP_TIME: BlueField-3's RSH_UPTIME counts at this rate, Hz. */
 #define RSH_CTL_BF3_UPTIME_HZ 200000000ull
-/** The most records the scratch log holds (rsh_log_read()'s useful max). */
+/** The most records the scratch log holds (rsh_scratchlog_read()'s useful max). */
 #define RSH_CTL_LOG_RECS_MAX 128u
 
 /**

@@ -35,7 +35,7 @@ enum rsh_bench_pace {
 };
 
 /* How late a pusher's timed sleeps came back: buckets of
- * rsh_poller_late_bound_ns, the count and the latest. */
+ * RSH_POLL_LATE_BOUNDS_NS, the count and the latest. */
 struct rsh_bench_late {
 	uint64_t n;
 	uint64_t b[RSH_POLL_LATE_BUCKETS];

@@ -191,7 +191,7 @@ rsh_bench_late_pct(const struct rsh_bench_late *h, double q)
 		seen += h->b[i];
 		if (seen >= want)
 			return i + 1 < RSH_POLL_LATE_BUCKETS ?
-			       RTE_MIN(rsh_poller_late_bound_ns(i), h->max_ns) : h->max_ns;
+			       RTE_MIN(((const uint64_t[])RSH_POLL_LATE_BOUNDS_NS)[i], h->max_ns) : h->max_ns;
 	}
 	return h->max_ns;
 }
@@ -202,7 +202,7 @@ rsh_bench_late_add(struct rsh_bench_late *h, uint64_t ns)
 {
 	unsigned int i = 0;
 
-	while (i + 1 < RSH_POLL_LATE_BUCKETS && ns >= rsh_poller_late_bound_ns(i))
+	while (i + 1 < RSH_POLL_LATE_BUCKETS && ns >= ((const uint64_t[])RSH_POLL_LATE_BOUNDS_NS)[i])
 		i++;
 	h->n++;
 	h->b[i]++;

@@ -8,7 +8,7 @@ set -eu
 out=$1
 shift
 {
-	echo "RSHIM_PMD_0 {"
+	echo "RSHIM_PMD_1 {"
 	echo "	global:"
 	sed -e 's|/\*.*\*/||g' "$@" | grep -oE '\brsh_[a-z0-9_]+[[:space:]]*\(' |
 		sed -E 's/[[:space:]]*\($//' | sort -u | sed 's/^/		/; s/$/;/'

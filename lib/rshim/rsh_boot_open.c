@@ -163,7 +163,7 @@ rsh_boot_open_fail(struct rsh_cmd *c, uint64_t now, int rc)
 			    "%s: boot push cancelled before the ARM reset; the device was not changed",
 			    c->dev->name);
 	snprintf(c->err, sizeof(c->err), "%s", rsh_last_error());
-	c->dev->boot_opening = false;
+	rsh_dev_boot_state(c->dev)->opening = false;
 	if (!b->bootctl_written)
 		return rsh_cmd_finish(c, rc);
 	o->fail_rc = rc;
@@ -202,12 +202,12 @@ rsh_boot_open_publish(struct rsh_cmd *c, uint64_t now)
 	struct rsh_boot_open_cmd *o = rsh_boot_open_of(c);
 	struct rsh_boot *b = o->b;
 
-	c->dev->boot_opening = false;
+	rsh_dev_boot_state(c->dev)->opening = false;
 	rsh_dev_get_stats(c->dev, &b->mmio_start);
 	b->start_tsc = now;
 	b->last_progress = now;
 	/* Pairs with the acquire loads of the user-side calls. */
-	__atomic_store_n(&c->dev->boot, b, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_boot_state(c->dev)->push, b, __ATOMIC_RELEASE);
 	return rsh_cmd_finish(c, 0);
 }
 
@@ -220,7 +220,7 @@ rsh_boot_open_check(struct rsh_cmd *c, uint64_t now)
 	uint64_t v;
 	int rc;
 
-	if (__atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&rsh_dev_boot_state(c->dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push is already running", c->dev->name);
 		return rsh_cmd_finish(c, -EBUSY);
 	}
@@ -259,7 +259,7 @@ rsh_boot_open_writes(struct rsh_cmd *c, uint64_t now)
 		rsh_dev_wr(c->dev, RSH_BOOT_CONTROL, RSH_BOOT_CONTROL_NONE);
 		b->bootctl_written = true;
 		o->bootctl_written = true;
-		c->dev->boot_opening = true;
+		rsh_dev_boot_state(c->dev)->opening = true;
 		o->state = RSH_BO_WDOG;
 		break;
 	case RSH_BO_WDOG:
@@ -377,7 +377,7 @@ rsh_boot_open_step(struct rsh_cmd *c, uint64_t now)
 static void
 rsh_boot_open_abandon(struct rsh_cmd *c)
 {
-	c->dev->boot_opening = false;
+	rsh_dev_boot_state(c->dev)->opening = false;
 	if (rsh_boot_open_of(c)->bootctl_written)
 		RSH_DEV_LOG(ERR, c->dev, "boot open abandoned by its caller after BOOT_CONTROL = 0; write BOOT_CONTROL back with --misc");
 }

@@ -53,7 +53,7 @@ rsh_boot_finish(struct rsh_boot *b, uint64_t now, int rc)
 		__atomic_store_n(&b->status, rc, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->end_tsc, now, __ATOMIC_RELEASE);
 	/* From here on the poll loop does not see the job any more. */
-	__atomic_store_n(&b->dev->boot, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_boot_state(b->dev)->push, NULL, __ATOMIC_RELEASE);
 	/* Pairs with the acquire load in rsh_boot_wait_finished(). */
 	__atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
 	return 1;
@@ -314,7 +314,7 @@ unsigned int
 rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
 	/* Pairs with the release store in rsh_boot_open(). */
-	struct rsh_boot *b = __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE);
+	struct rsh_boot *b = __atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE);
 	uint32_t closing;
 
 	if (b == NULL)
@@ -333,11 +333,20 @@ rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 }
 
 /* Stop step: the device leaves its poller mid-push: end the job. */
-void
+static void
 rsh_boot_stop(struct rsh_dev *dev)
 {
-	struct rsh_boot *b = __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE);
+	struct rsh_boot *b = __atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE);
 
 	if (b != NULL)
 		rsh_boot_finish(b, rsh_now(), -ECANCELED);
 }
+
+/* Boot FIFO streaming (§3.3). */
+const struct rsh_svc rsh_boot_svc = {
+	.name = "boot",
+	.poll = rsh_boot_poll,
+	.stop = rsh_boot_stop,
+	.flags = RSH_SVC_F_FW_RESET_PAUSE,
+	.state_size = sizeof(struct rsh_boot_state),
+};

@@ -15,6 +15,11 @@
 
 #include "rsh_dev_priv.h"
 
+/* The refill of NVIDIA's rshim daemon (hardware-notes §3.3): 16 KiB
+ * synchronous hand-offs, 1 ms sleep whenever the FIFO is full. Not for
+ * users: the tests compare rshim-pmd's policy with it. */
+#define RSH_BOOT_POLICY_REFERENCE ((enum rsh_boot_policy)1)
+
 #define RSH_BOOT_CHUNK (64u * 1024u)     /* bytes per hand-off chunk */
 #define RSH_BOOT_REF_CHUNK (16u * 1024u) /* the reference daemon's, §3.3 */
 #define RSH_BOOT_NCHUNKS 64u             /* 4 MiB in flight at most */
@@ -120,6 +125,10 @@ rsh_boot_cancelled(const struct rsh_boot *b)
 }
 
 /* Open sequence and restore, commands (rsh_boot_open.c). */
+/* The boot service's poll step (rsh_svc.h): move boot words for the
+ * device's running push (poll lcore; tests step it by hand). */
+unsigned int rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
+
 int rsh_boot_open_cmd(struct rsh_boot *b);
 int rsh_boot_restore_cmd(struct rsh_dev *dev, uint64_t value);
 int rsh_boot_restore_step(struct rsh_dev *dev, uint64_t value, uint64_t since,

@@ -22,7 +22,7 @@
 size_t
 rsh_tmfifo_console_write(struct rsh_dev *dev, const void *buf, size_t len)
 {
-	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(dev)->t;
 	struct rte_mbuf *m;
 	size_t done = 0, n;
 
@@ -52,7 +52,7 @@ rsh_tmfifo_console_write(struct rsh_dev *dev, const void *buf, size_t len)
 size_t
 rsh_tmfifo_console_read(struct rsh_dev *dev, void *buf, size_t len)
 {
-	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(dev)->t;
 	size_t done = 0, k;
 	void *m;
 

@@ -28,7 +28,7 @@
 void
 rsh_dev_own_info(const struct rsh_dev *dev, struct rsh_own_info *out)
 {
-	const struct rsh_own *o = &dev->own;
+	const struct rsh_own *o = rsh_dev_own(dev);
 
 	out->dropped = rsh_own_dropped(o);
 	out->locked = __atomic_load_n(&o->locked, __ATOMIC_ACQUIRE) != 0;
@@ -43,11 +43,11 @@ rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force)
 {
 	int rc;
 
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push runs; drop mode changes after it", dev->name);
 		return -EBUSY;
 	}
-	if (drop == rsh_own_dropped(&dev->own))
+	if (drop == rsh_own_dropped(rsh_dev_own(dev)))
 		return 0;
 	rc = drop ? rsh_own_drop(dev) : rsh_own_undrop(dev, force);
 	if (rc == 0)
@@ -89,7 +89,7 @@ rsh_ctl_reset_key(struct rsh_cmd *c, uint64_t now)
 	uint64_t v;
 	int rc = rsh_own_boot_ok(dev, "the reset");
 
-	if (rc == 0 && __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (rc == 0 && __atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push runs; it resets the ARM itself", dev->name);
 		rc = -EBUSY;
 	}

@@ -144,8 +144,11 @@ rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
 	snprintf(dev->name, sizeof(dev->name), "%s", be->name);
 	dev->be = be;
 	rsh_misc_cfg_default(&dev->misc);
+	rc = rsh_dev_svc_alloc(dev);
+	if (rc < 0)
+		goto err_free;
 	/* Not on a poller yet: this thread owns the registers (§6.3). */
-	rc = rsh_own_open(dev, opts ? opts : &no_opts);
+	rc = rsh_dev_svc_init(dev, opts ? opts : &no_opts);
 	if (rc < 0)
 		goto err_free;
 	*out = dev;
@@ -153,6 +156,7 @@ rsh_dev_open(const char *devstr, const struct rsh_open_opts *opts,
 		    rsh_gen_name(be->gen), drv->name);
 	return 0;
 err_free:
+	rsh_dev_svc_free(dev);
 	free(dev);
 err_close:
 	be->ops->close(be);
@@ -172,11 +176,12 @@ rsh_dev_close(struct rsh_dev *dev)
 			RSH_DEV_LOG(ERR, dev, "%s; the device stays allocated", rsh_last_error());
 			return;
 		}
-	} else if (!rsh_own_dropped(&dev->own)) {
-		rsh_hk_detach(dev);
+	} else {
+		rsh_dev_svc_stop(dev);
 	}
 	/* Off the poller: this thread releases the device (§2.8, §6). */
-	rsh_own_close(dev);
+	rsh_dev_svc_fini(dev);
+	rsh_dev_svc_free(dev);
 	dev->be->ops->close(dev->be);
 	free(dev);
 }
@@ -231,7 +236,7 @@ rsh_dev_check_boot(struct rsh_dev *dev)
 
 	if (rc < 0)
 		return rc;
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push owns the device", dev->name);
 		return -EBUSY;
 	}

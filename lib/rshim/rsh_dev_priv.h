@@ -16,7 +16,9 @@
 #include "rsh_misc.h"
 #include "rsh_own.h"
 #include "rsh_regs.h"
+#include "rsh_svc.h"
 
+struct rsh_boot;
 struct rsh_tmfifo;
 
 /*
@@ -37,6 +39,23 @@ struct rsh_hk {
 	uint64_t irqs;          /* interrupts seen */
 };
 
+/* The boot service's state of one device (rsh_boot*.c). */
+struct rsh_boot_state {
+	/* The running push: set and cleared by the device's owning thread
+	 * (a boot command); others read it with acquire loads. */
+	struct rsh_boot *push;
+	/* A boot open command is past BOOT_CONTROL=0 (owning thread only):
+	 * the TM FIFO keeps to the console, as during the push. */
+	bool opening;
+};
+
+/* The TM FIFO service's state of one device (rsh_tmfifo*.c). */
+struct rsh_tmfifo_state {
+	/* The channels: published and withdrawn by the owning thread (an
+	 * attach/detach command); users read it with acquire loads. */
+	struct rsh_tmfifo *t;
+};
+
 /*
  * One opened device. Fields are written by rsh_dev_open() and then only
  * read, except where noted.
@@ -45,25 +64,51 @@ struct rsh_dev {
 	char name[RSH_DEV_NAME_MAX];
 	struct rsh_backend *be;
 	struct rsh_regmap map;
-	/* The running boot push: set and cleared by the device's owning
-	 * thread (a boot command); others read it with acquire loads. */
-	struct rsh_boot *boot;
-	/* A boot open command is past BOOT_CONTROL=0 (owning thread only):
-	 * the TM FIFO keeps to the console, as during the push. */
-	bool boot_opening;
-	/* TM FIFO channels: published and withdrawn by the owning thread (an
-	 * attach/detach command); users read it with acquire loads. */
-	struct rsh_tmfifo *tmfifo;
 	/* The poller this device is attached to: set by rsh_poller_add()
 	 * before the attach command, cleared after the detach command. */
 	struct rsh_poller *poller;
-	/* SCRATCHPAD6 handshake and "driver present" bit (rsh_hk.c). */
-	struct rsh_hk hk;
-	/* Ownership: keepalive, takeover, drop, lock (rsh_own.c). */
-	struct rsh_own own;
 	/* misc settings (control path; rsh_misc.c). */
 	struct rsh_misc_cfg misc;
+	/* The poll-loop services (rsh_svc.h): the table the device was
+	 * opened with and each service's state, all in svc_mem. */
+	const struct rsh_svc *const *svcs;
+	unsigned int n_svcs;
+	void *svc_state[RSH_SVC_MAX];
+	void *svc_mem;
 };
+
+/* A service's state of dev (NULL for a service without state). Who may
+ * touch it when is the service's own rule. */
+static inline void *
+rsh_dev_svc_state(const struct rsh_dev *dev, enum rsh_svc_id id)
+{
+	return dev->svc_state[id];
+}
+
+/* Typed forms for the services other files look at. */
+static inline struct rsh_own *
+rsh_dev_own(const struct rsh_dev *dev)
+{
+	return rsh_dev_svc_state(dev, RSH_SVC_OWN);
+}
+
+static inline struct rsh_hk *
+rsh_dev_hk(const struct rsh_dev *dev)
+{
+	return rsh_dev_svc_state(dev, RSH_SVC_HK);
+}
+
+static inline struct rsh_boot_state *
+rsh_dev_boot_state(const struct rsh_dev *dev)
+{
+	return rsh_dev_svc_state(dev, RSH_SVC_BOOT);
+}
+
+static inline struct rsh_tmfifo_state *
+rsh_dev_tmfifo_state(const struct rsh_dev *dev)
+{
+	return rsh_dev_svc_state(dev, RSH_SVC_TMFIFO);
+}
 
 /* One 32-bit access by BAR offset (4-aligned): the backend's own when it
  * has one; a read falls back to the half of the 64-bit word. A write
@@ -121,42 +166,11 @@ rsh_dev_val_err(uint64_t v)
 	return 0;
 }
 
-/*
- * Poll-lcore hooks, called by the poll loop for every attached device.
- * Each returns the amount of work done (0 = idle) and may lower *sleep_ns,
- * the longest the loop may sleep before calling it again.
- */
-unsigned int rsh_boot_poll(struct rsh_dev *dev, uint64_t now,
-			   uint64_t *sleep_ns);
-unsigned int rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now,
-			     uint64_t *sleep_ns);
-unsigned int rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
-
-/* Stop steps: the device leaves its poller (poll lcore, or the owner). */
-void rsh_hk_stop(struct rsh_dev *dev);
-void rsh_boot_stop(struct rsh_dev *dev);
-void rsh_tmfifo_stop(struct rsh_dev *dev);
-
-/* Service flags. */
-#define RSH_SVC_F_RUNS_DROPPED 0x1u   /* polled also in drop mode (§6.4) */
-#define RSH_SVC_F_FW_RESET_PAUSE 0x2u /* skipped while a NIC-firmware reset runs */
-
-/* One per-device service of the poll loop (table in rsh_svc.c). */
-struct rsh_svc {
-	const char *name;
-	unsigned int (*poll)(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
-	void (*stop)(struct rsh_dev *dev);
-	uint32_t flags;      /* RSH_SVC_F_* */
-};
-
-extern const struct rsh_svc rsh_svcs[];
-extern const unsigned int rsh_n_svcs;
-
 /* True while a NIC-firmware reset blocks register access (§6.7). */
 static inline bool
 rsh_hk_blocked(const struct rsh_dev *dev, uint64_t now)
 {
-	return now < dev->hk.blocked_until;
+	return now < rsh_dev_hk(dev)->blocked_until;
 }
 
 /* Wake the poll loop of a device (a user queued data for it). */
@@ -181,9 +195,6 @@ rsh_dev_kick(struct rsh_dev *dev)
  * and the RX parser state; sync words go out when the device is back.
  */
 void rsh_tmfifo_discard(struct rsh_dev *dev);
-
-/* On close: clear SCRATCHPAD6 bit 63, the host is gone (§2.8, §6.7). */
-void rsh_hk_detach(struct rsh_dev *dev);
 
 /* Backend driver name ("sim", "pci"; "?" when none). */
 const char *rsh_dev_drv_name(const struct rsh_dev *dev);

@@ -61,8 +61,8 @@ rsh_hk_start(struct rsh_dev *dev, uint64_t v, uint64_t now)
 	rsh_tmfifo_discard(dev);
 	if (down_ms < RSH_HK_RST_MIN_MS)
 		down_ms = RSH_HK_RST_MIN_MS;
-	dev->hk.blocked_until = rsh_hk_after(now, down_ms);
-	__atomic_store_n(&dev->hk.rst_starts, dev->hk.rst_starts + 1, __ATOMIC_RELAXED);
+	rsh_dev_hk(dev)->blocked_until = rsh_hk_after(now, down_ms);
+	__atomic_store_n(&rsh_dev_hk(dev)->rst_starts, rsh_dev_hk(dev)->rst_starts + 1, __ATOMIC_RELAXED);
 	RSH_DEV_LOG(NOTICE, dev, "NIC firmware reset (type %u): pausing the device for %u ms",
 		    (unsigned int)((v & RSH_SP6__RST_TYPE_MASK) >> RSH_SP6__RST_TYPE_SHIFT),
 		    down_ms);
@@ -91,7 +91,7 @@ static bool
 rsh_hk_irq_silent(struct rsh_dev *dev, unsigned int state, unsigned int reply,
 		  bool polled)
 {
-	struct rsh_hk *hk = &dev->hk;
+	struct rsh_hk *hk = rsh_dev_hk(dev);
 
 	if (!rsh_hk_waiting(state, reply)) {
 		hk->pend_polls = 0;
@@ -129,7 +129,7 @@ rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer, bool polled)
 		if (reply == RSH_SP6_REPLY_ACK)
 			break;
 		rsh_hk_reply(dev, v, RSH_SP6_REPLY_ACK);
-		__atomic_store_n(&dev->hk.rst_requests, dev->hk.rst_requests + 1,
+		__atomic_store_n(&rsh_dev_hk(dev)->rst_requests, rsh_dev_hk(dev)->rst_requests + 1,
 				 __ATOMIC_RELAXED);
 		return 1;
 	case RSH_SP6_RST_START:
@@ -140,7 +140,7 @@ rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer, bool polled)
 	case RSH_SP6_RST_ABORT:
 		/* Bits 63:32 cleared; bit 63 comes back on the next poll. */
 		rsh_dev_wr(dev, RSH_SCRATCHPAD6, v & 0xFFFFFFFFull);
-		__atomic_store_n(&dev->hk.rst_aborts, dev->hk.rst_aborts + 1,
+		__atomic_store_n(&rsh_dev_hk(dev)->rst_aborts, rsh_dev_hk(dev)->rst_aborts + 1,
 				 __ATOMIC_RELAXED);
 		return 1;
 	default:
@@ -154,10 +154,10 @@ rsh_hk_sp6(struct rsh_dev *dev, uint64_t now, bool answer, bool polled)
 }
 
 /* Poll-lcore hook: interrupt source every 10 ms, SCRATCHPAD6 every 300 ms. */
-unsigned int
+static unsigned int
 rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
-	struct rsh_hk *hk = &dev->hk;
+	struct rsh_hk *hk = rsh_dev_hk(dev);
 	bool check = false, answer = false, polled = false;
 	int irq;
 
@@ -186,8 +186,9 @@ rsh_hk_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 	return check ? rsh_hk_sp6(dev, now, answer, polled) : 0;
 }
 
-/* The host driver goes away: clear bit 63 (keep the firmware's fields). */
-void
+/* The host driver goes away: clear bit 63 (keep the firmware's fields,
+ * §2.8, §6.7). */
+static void
 rsh_hk_detach(struct rsh_dev *dev)
 {
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
@@ -197,9 +198,18 @@ rsh_hk_detach(struct rsh_dev *dev)
 }
 
 /* Stop step: the device leaves its poller, nobody answers the firmware. */
-void
+static void
 rsh_hk_stop(struct rsh_dev *dev)
 {
-	if (!rsh_own_dropped(&dev->own)) /* another driver's device (§6.4) */
+	if (!rsh_own_dropped(rsh_dev_own(dev))) /* another driver's device (§6.4) */
 		rsh_hk_detach(dev);
 }
+
+/* Housekeeping: the SCRATCHPAD6 handshake and "host driver present"
+ * (§6.7); a device closed off any poller is let go by its stop step. */
+const struct rsh_svc rsh_hk_svc = {
+	.name = "housekeeping",
+	.poll = rsh_hk_poll,
+	.stop = rsh_hk_stop,
+	.state_size = sizeof(struct rsh_hk),
+};

@@ -33,7 +33,7 @@ rsh_memacc_priv(struct rsh_dev *dev)
 
 	if (rc < 0)
 		return rc;
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push owns the device", dev->name);
 		return -EBUSY;
 	}

@@ -249,7 +249,7 @@ rsh_misc_read_regs(struct rsh_dev *dev, struct rsh_misc_view *v, char *opn)
 	uint64_t x;
 	int rc = rsh_dev_reg_read(dev, RSH_BOOT_CONTROL, &x);
 
-	if ((rc == -EBUSY || rc == -EIO) && !rsh_own_dropped(&dev->own) &&
+	if ((rc == -EBUSY || rc == -EIO) && !rsh_own_dropped(rsh_dev_own(dev)) &&
 	    rsh_misc_cache_get(&dev->misc, v, opn))
 		return 0;
 	if (rc == -ENODEV || rc == -EBUSY)
@@ -316,9 +316,9 @@ rsh_misc_read(struct rsh_dev *dev, char *buf, size_t len)
 	v.display_level = c->display_level;
 	v.boot_timeout_s = c->boot_timeout_s;
 	v.usb_timeout_s = c->usb_timeout_s;
-	v.drop = rsh_own_dropped(&dev->own);
-	v.secure_nic = __atomic_load_n(&dev->own.locked, __ATOMIC_ACQUIRE) != 0;
-	v.force_cmd = __atomic_load_n(&dev->own.force_pending, __ATOMIC_ACQUIRE) != 0;
+	v.drop = rsh_own_dropped(rsh_dev_own(dev));
+	v.secure_nic = __atomic_load_n(&rsh_dev_own(dev)->locked, __ATOMIC_ACQUIRE) != 0;
+	v.force_cmd = __atomic_load_n(&rsh_dev_own(dev)->force_pending, __ATOMIC_ACQUIRE) != 0;
 	v.boot_reset_skip = c->boot_reset_skip;
 	v.clear_on_read = c->clear_on_read;
 	v.opn = opn;

@@ -128,14 +128,14 @@ rsh_misc_set_force(struct rsh_dev *dev, int64_t v)
 
 	if (v == 0)
 		return 0;
-	if (!rsh_own_dropped(&dev->own)) {
+	if (!rsh_own_dropped(rsh_dev_own(dev))) {
 		rsh_err_set("%s: misc FORCE_CMD applies in drop mode only (this device is not dropped)",
 			    dev->name);
 		return -EINVAL;
 	}
-	__atomic_store_n(&dev->own.force_pending, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_own(dev)->force_pending, 1, __ATOMIC_RELEASE);
 	rc = rsh_dev_drop(dev, false, true);
-	__atomic_store_n(&dev->own.force_pending, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_own(dev)->force_pending, 0, __ATOMIC_RELEASE);
 	return rc;
 }
 

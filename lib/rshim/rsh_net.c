@@ -23,7 +23,7 @@
 uint16_t
 rsh_tmfifo_net_tx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(dev)->t;
 
 	uint16_t k;
 
@@ -40,7 +40,7 @@ rsh_tmfifo_net_tx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 uint16_t
 rsh_tmfifo_net_rx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(dev)->t;
 
 	if (t == NULL || t->ch[RSH_TMFIFO_NET].rx == NULL)
 		return 0;
@@ -52,7 +52,7 @@ rsh_tmfifo_net_rx_burst(struct rsh_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 int
 rsh_tmfifo_rx_fd(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
 {
-	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_tmfifo *t = __atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE);
 
 	if (t == NULL || (unsigned int)ch >= RSH_TMFIFO_NCHAN || t->ch[ch].rx == NULL)
 		return -1;
@@ -63,7 +63,7 @@ rsh_tmfifo_rx_fd(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
 bool
 rsh_tmfifo_rx_arm(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
 {
-	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_tmfifo *t = __atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE);
 	uint64_t v;
 
 	if (t == NULL || (unsigned int)ch >= RSH_TMFIFO_NCHAN || t->ch[ch].rx == NULL)
@@ -84,10 +84,10 @@ rsh_tmfifo_rings(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
 {
 	if ((unsigned int)ch >= RSH_TMFIFO_NCHAN)
 		return -EINVAL;
-	if (dev->tmfifo == NULL || dev->tmfifo->ch[ch].rx == NULL)
+	if (rsh_dev_tmfifo_state(dev)->t == NULL || rsh_dev_tmfifo_state(dev)->t->ch[ch].rx == NULL)
 		return -ENOENT;
-	*rx = dev->tmfifo->ch[ch].rx;
-	*tx = dev->tmfifo->ch[ch].tx;
+	*rx = rsh_dev_tmfifo_state(dev)->t->ch[ch].rx;
+	*tx = rsh_dev_tmfifo_state(dev)->t->ch[ch].tx;
 	return 0;
 }
 
@@ -95,16 +95,16 @@ rsh_tmfifo_rings(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
 struct rte_mempool *
 rsh_tmfifo_pool(struct rsh_dev *dev)
 {
-	return dev->tmfifo == NULL ? NULL : dev->tmfifo->tx_pool;
+	return rsh_dev_tmfifo_state(dev)->t == NULL ? NULL : rsh_dev_tmfifo_state(dev)->t->tx_pool;
 }
 
 /* Queue n control words as one unit. */
 static int
 rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
 {
-	if (dev->tmfifo == NULL)
+	if (rsh_dev_tmfifo_state(dev)->t == NULL)
 		return -ENOENT;
-	if (rte_ring_enqueue_bulk_elem(dev->tmfifo->ctrl, w, sizeof(*w), n,
+	if (rte_ring_enqueue_bulk_elem(rsh_dev_tmfifo_state(dev)->t->ctrl, w, sizeof(*w), n,
 				       NULL) != n)
 		return -EAGAIN;
 	rsh_dev_kick(dev);
@@ -156,9 +156,9 @@ rsh_tmfifo_peer_get(struct rsh_dev *dev, struct rsh_tmfifo_peer *out)
 	uint32_t s;
 	unsigned int i;
 
-	if (dev->tmfifo == NULL)
+	if (rsh_dev_tmfifo_state(dev)->t == NULL)
 		return -ENOENT;
-	p = &dev->tmfifo->peer;
+	p = &rsh_dev_tmfifo_state(dev)->t->peer;
 	do {
 		/* Acquire pairs with the writer's final release store. */
 		s = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);

@@ -116,7 +116,7 @@ rsh_own_is_lock(const struct rsh_dev *dev, uint64_t v)
 static void
 rsh_own_set_locked(struct rsh_dev *dev)
 {
-	if (!__atomic_exchange_n(&dev->own.locked, 1, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&rsh_dev_own(dev)->locked, 1, __ATOMIC_ACQ_REL))
 		RSH_DEV_LOG(NOTICE, dev, "SCRATCHPAD1 reads LOCK: the NIC firmware is in secure NIC mode; boot pushes and the console are refused");
 }
 
@@ -152,7 +152,7 @@ static int
 rsh_own_chk_clear(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 {
 	uint64_t first = rsh_dev_rd(c->dev, RSH_SCRATCHPAD1);
-	uint32_t ms = first == 0 ? RSH_OWN_WAIT_IDLE_MS : c->dev->own.wait_ms;
+	uint32_t ms = first == 0 ? RSH_OWN_WAIT_IDLE_MS : rsh_dev_own(c->dev)->wait_ms;
 
 	if (rsh_own_is_lock(c->dev, first)) {
 		rsh_own_set_locked(c->dev);
@@ -198,7 +198,7 @@ rsh_own_chk_watch(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 	if (v == RSH_OWN_OSP_ACK && now < k->hard) {
 		/* The old owner still acks: start the window again. */
 		rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, 0);
-		k->end = now + rsh_ms_cyc(c->dev->own.wait_ms);
+		k->end = now + rsh_ms_cyc(rsh_dev_own(c->dev)->wait_ms);
 	}
 	if (now < k->end)
 		return rsh_cmd_again(c, now, now + rsh_ms_cyc(RSH_OWN_POLL_MS));
@@ -212,7 +212,7 @@ rsh_own_chk_request(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 {
 	if (rsh_dev_rd(c->dev, RSH_SCRATCHPAD1) == RSH_OWN_OSP_ACK) {
 		RSH_DEV_LOG(NOTICE, c->dev, "the other rshim driver acknowledged the takeover (OSP_ACK)");
-		__atomic_fetch_add(&c->dev->own.takeovers, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&rsh_dev_own(c->dev)->takeovers, 1, __ATOMIC_RELAXED);
 		k->round = 1;
 		k->state = RSH_OC_CLEAR;
 		return rsh_cmd_again(c, now, now);
@@ -233,7 +233,7 @@ rsh_own_chk_request(struct rsh_cmd *c, struct rsh_own_chk *k, uint64_t now)
 static int
 rsh_own_chk_mine(struct rsh_cmd *c)
 {
-	struct rsh_own *o = &c->dev->own;
+	struct rsh_own *o = rsh_dev_own(c->dev);
 	uint64_t v;
 
 	rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE);
@@ -287,7 +287,7 @@ rsh_own_check(struct rsh_dev *dev, bool force)
 	int rc;
 
 	/* Each window may run twice (a takeover), restarted by acks. */
-	k.c.extra_ms = 2 * dev->own.wait_ms;
+	k.c.extra_ms = 2 * rsh_dev_own(dev)->wait_ms;
 	rc = RSH_CMD_CALL(&rsh_own_chk_type, dev, &k, c);
 	if (rc == -EBUSY && k.other) {
 		rsh_own_guess(who, sizeof(who));
@@ -297,11 +297,13 @@ rsh_own_check(struct rsh_dev *dev, bool force)
 	return rc;
 }
 
-/* Access check at open (the opening thread owns the device). */
-int
+/* Service init: the access check at open (§6.3), with a takeover when
+ * opts->force_own; the opening thread owns the device until it joins a
+ * poller. */
+static int
 rsh_own_open(struct rsh_dev *dev, const struct rsh_open_opts *opts)
 {
-	struct rsh_own *o = &dev->own;
+	struct rsh_own *o = rsh_dev_own(dev);
 
 	o->no_release = opts->no_release;
 	o->wait_ms = opts->own_wait_ms ? opts->own_wait_ms : RSH_OWN_WAIT_MS;
@@ -341,8 +343,8 @@ rsh_own_enter_drop(struct rsh_dev *dev, bool clear)
 		rsh_dev_wr(dev, RSH_SCRATCHPAD1, 0);
 		rsh_dev_wr(dev, RSH_SCRATCHPAD6, 0);
 	}
-	dev->own.rel = RSH_OWN_REL_NONE;
-	__atomic_store_n(&dev->own.dropped, 1, __ATOMIC_RELEASE);
+	rsh_dev_own(dev)->rel = RSH_OWN_REL_NONE;
+	__atomic_store_n(&rsh_dev_own(dev)->dropped, 1, __ATOMIC_RELEASE);
 }
 
 /* Command step: enter drop mode. */
@@ -350,7 +352,7 @@ static int
 rsh_own_drop_step(struct rsh_cmd *c, uint64_t now)
 {
 	RTE_SET_USED(now);
-	if (!rsh_own_dropped(&c->dev->own))
+	if (!rsh_own_dropped(rsh_dev_own(c->dev)))
 		rsh_own_enter_drop(c->dev, true);
 	return rsh_cmd_finish(c, 0);
 }
@@ -386,8 +388,8 @@ rsh_own_debug_step(struct rsh_cmd *c, uint64_t now)
 	if (rc == 0) {
 		if (code != 0)
 			rsh_dev_wr(c->dev, RSH_SCRATCHPAD1, code);
-		c->dev->own.debug_code = code;
-		c->dev->own.next_keepalive = 0;
+		rsh_dev_own(c->dev)->debug_code = code;
+		rsh_dev_own(c->dev)->next_keepalive = 0;
 	}
 	return rsh_cmd_finish(c, rc);
 }
@@ -409,7 +411,7 @@ rsh_own_debug_code(struct rsh_dev *dev, uint64_t code)
 static unsigned int
 rsh_own_release_step(struct rsh_dev *dev, uint64_t now)
 {
-	struct rsh_own *o = &dev->own;
+	struct rsh_own *o = rsh_dev_own(dev);
 
 	if (o->rel == RSH_OWN_REL_ACKING) {
 		rsh_dev_wr(dev, RSH_SCRATCHPAD1, RSH_OWN_OSP_ACK);
@@ -431,7 +433,7 @@ rsh_own_release_step(struct rsh_dev *dev, uint64_t now)
 static unsigned int
 rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
 {
-	struct rsh_own *o = &dev->own;
+	struct rsh_own *o = rsh_dev_own(dev);
 	uint64_t v = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
 
 	if (rsh_reg_val_is_bad(v))
@@ -473,10 +475,10 @@ rsh_own_check_step(struct rsh_dev *dev, uint64_t now)
  * while idle instead of spinning again after every keepalive. The loop's
  * sleep ceiling (a few ms) is far below these periods.
  */
-unsigned int
+static unsigned int
 rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
-	struct rsh_own *o = &dev->own;
+	struct rsh_own *o = rsh_dev_own(dev);
 
 	RTE_SET_USED(sleep_ns);
 	if (rsh_own_dropped(o) || now < o->next_check)
@@ -492,15 +494,15 @@ rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 /* Close: the device is released (§2.8): SCRATCHPAD1 = 0, SCRATCHPAD6 = 0,
  * unless a firmware reset handshake is in flight (then only bit 63 goes,
  * in rsh_hk_detach, so the firmware's fields stay). */
-void
+static void
 rsh_own_close(struct rsh_dev *dev)
 {
 	uint64_t v;
 
-	if (rsh_own_dropped(&dev->own) || __atomic_load_n(&dev->own.locked, __ATOMIC_ACQUIRE))
+	if (rsh_own_dropped(rsh_dev_own(dev)) || __atomic_load_n(&rsh_dev_own(dev)->locked, __ATOMIC_ACQUIRE))
 		return;
 	v = rsh_dev_rd(dev, RSH_SCRATCHPAD1);
-	if (v == RSH_OWN_KEEPALIVE || (v != 0 && v == dev->own.debug_code))
+	if (v == RSH_OWN_KEEPALIVE || (v != 0 && v == rsh_dev_own(dev)->debug_code))
 		rsh_dev_wr(dev, RSH_SCRATCHPAD1, 0);
 	v = rsh_dev_rd(dev, RSH_SCRATCHPAD6);
 	if (!rsh_reg_val_is_bad(v) && (v & RSH_SP6__RST_STATE_MASK) == 0)
@@ -511,7 +513,7 @@ rsh_own_close(struct rsh_dev *dev)
 int
 rsh_own_access_ok(struct rsh_dev *dev)
 {
-	if (!rsh_own_dropped(&dev->own))
+	if (!rsh_own_dropped(rsh_dev_own(dev)))
 		return 0;
 	rsh_err_set("%s: the device is in drop mode (released to another rshim driver); undrop it (DROP_MODE 0, or --force to take it over)",
 		    dev->name);
@@ -526,7 +528,7 @@ rsh_own_boot_ok(struct rsh_dev *dev, const char *what)
 
 	if (rc < 0)
 		return rc;
-	if (__atomic_load_n(&dev->own.locked, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&rsh_dev_own(dev)->locked, __ATOMIC_ACQUIRE)) {
 		rsh_err_set("%s: %s refused: the NIC firmware is in secure NIC mode (SCRATCHPAD1 reads LOCK); leave secure NIC mode with mlxconfig/mstfwmanager first",
 			    dev->name, what);
 		return -EPERM;
@@ -534,3 +536,13 @@ rsh_own_boot_ok(struct rsh_dev *dev, const char *what)
 	return 0;
 }
 
+
+/* The ownership service: keepalive, OSP_REQ answer, LOCK (rsh_svc.h). */
+const struct rsh_svc rsh_own_svc = {
+	.name = "ownership",
+	.poll = rsh_own_poll,
+	.flags = RSH_SVC_F_RUNS_DROPPED,
+	.state_size = sizeof(struct rsh_own),
+	.init = rsh_own_open,
+	.fini = rsh_own_close,
+};

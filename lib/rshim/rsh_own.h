@@ -57,22 +57,13 @@ struct rsh_own {
 	uint64_t takeovers;       /* taken over with OSP_REQ */
 };
 
-/* Access check at open (§6.3), with a takeover when opts->force_own; runs
- * on the opening thread, which owns the device until it joins a poller. */
-int rsh_own_open(struct rsh_dev *dev, const struct rsh_open_opts *opts);
-
 /* Leave drop mode through the access check (a command). */
 int rsh_own_undrop(struct rsh_dev *dev, bool force);
-
-/* The ownership service (rsh_svc.c): keepalive, OSP_REQ answer, LOCK. */
-unsigned int rsh_own_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
 
 /* Commands: enter drop mode; set DEBUG_CODE. 0 or -errno. */
 int rsh_own_drop(struct rsh_dev *dev);
 int rsh_own_debug_code(struct rsh_dev *dev, uint64_t code);
 
-/* On close: SCRATCHPAD1 and SCRATCHPAD6 cleared unless dropped. */
-void rsh_own_close(struct rsh_dev *dev);
 
 /* 0 when registers may be used; -EBUSY dropped (line set). */
 int rsh_own_access_ok(struct rsh_dev *dev);

@@ -8,11 +8,20 @@
 #ifndef RSH_POLL_PRIV_H
 #define RSH_POLL_PRIV_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_ring.h>
+
 #include "rsh.h"
+
+struct rsh_cmd;
+
+/* Run one pass on the calling thread (tests step the loop so).
+ * @return the work done. */
+unsigned int rsh_poller_run_once(struct rsh_poller *p);
 
 /*
  * Start p without a loop thread: commands, boot pushes and channel users
@@ -82,5 +91,76 @@ void rsh_poll_rt_update(struct rsh_poll_rt *rt, const struct rsh_poll_opts *o,
 
 /* The loop ends: the thread's own priority back. */
 void rsh_poll_rt_stop(struct rsh_poll_rt *rt);
+
+/* Devices one poller serves. */
+#define RSH_POLLER_MAX_DEVS 16
+/* Commands in progress at once, and the command ring's size. */
+#define RSH_POLLER_MAX_ACTIVE 32u
+#define RSH_POLLER_CMD_RING 256u
+/* First guess of how much a nanosleep overshoots; then measured. */
+#define RSH_POLL_OVERSLEEP_INIT_NS 20000ull
+
+/*
+ * A poller. devs and n_devs belong to the loop while it runs (changed by
+ * attach/detach commands) and to the control thread otherwise. run is the
+ * stop request (control path writes, loop reads). thread_set/thread are
+ * written once by the loop (a threadless poller has neither). cmd_lock
+ * orders submissions against a stop: held for an enqueue or to flip
+ * accepting, never while waiting.
+ */
+struct rsh_poller {
+	struct rsh_poll_opts opts;
+	struct rsh_dev *devs[RSH_POLLER_MAX_DEVS];
+	unsigned int n_devs;
+	struct rte_ring *cmds;       /* any thread -> loop (MP/SC) */
+	pthread_mutex_t cmd_lock;
+	bool accepting;              /* under cmd_lock: the loop takes commands */
+	/* Commands being stepped, in arrival order (loop only). */
+	struct rsh_cmd *active[RSH_POLLER_MAX_ACTIVE];
+	unsigned int n_active;
+	uint32_t run;
+	bool started;
+	bool on_ctrl_thread;
+	bool driven;                 /* no thread: waiters run the loop */
+	bool parked;                 /* tests: accepts commands, never runs */
+	uint32_t driving;            /* driven: 1 while a waiter runs a pass */
+	unsigned int lcore;
+	pthread_t ctrl_thread;
+	/* Written by the loop once it runs (release), read by get_stats. */
+	uint32_t thread_set;
+	/* Set by the loop as its last act (release): from then on the
+	 * stopping thread owns everything (also for ThreadSanitizer, which
+	 * cannot see inside rte_eal_wait_lcore). */
+	uint32_t exited;
+	pthread_t thread;
+	/* Loop-private back-off state. */
+	uint64_t idle_since;
+	uint64_t backoff_ns;
+	uint64_t oversleep_ns; /* EWMA of how late nanosleep returns */
+	/* 1 while the loop dozes in an idle back-off (futex word): the loop
+	 * sets it, a user that queued data clears it and wakes the loop. */
+	uint32_t dozing;
+	bool has_tmfifo;             /* loop: a device has TM FIFO channels */
+	uint64_t last_pass;          /* loop: TSC of the previous pass */
+	struct rsh_poller_stats st;  /* loop writes (relaxed), any reads */
+	struct rsh_poll_rt rt;       /* loop thread: its priority for pushes */
+};
+
+/* Upper bounds of the lateness buckets (RSH_POLL_LATE_BOUNDS_NS). */
+extern const uint64_t rsh_poll_late_bound[RSH_POLL_LATE_BUCKETS];
+
+/* One pass: commands, then every device's services (rsh_poll_pass.c);
+ * lowers *sleep_ns to the loop's next due time. @return the work done. */
+unsigned int rsh_poller_pass(struct rsh_poller *p, uint64_t *sleep_ns);
+
+/* The longest idle sleep of p now (rsh_poll_loop.c). */
+uint64_t rsh_poller_ceiling_ns(const struct rsh_poller *p);
+
+/* Open or close the command ring to submitters (rsh_poll.c). */
+void rsh_poller_accept(struct rsh_poller *p, bool on);
+
+/* After the loop stopped: the calling thread runs the commands in
+ * progress or queued to completion (rsh_poll.c). */
+void rsh_poller_drain_cmds(struct rsh_poller *p);
 
 #endif /* RSH_POLL_PRIV_H */

@@ -159,7 +159,7 @@ rsh_req_guard(struct rsh_dev *dev, const struct rsh_reg_req *req)
 {
 	uint32_t off = req->bar_off & ~7u;
 
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		if (off == dev->map.off[RSH_BOOT_FIFO_DATA])
 			rsh_err_set("%s: refusing BOOT_FIFO_DATA while a boot push runs: the access would corrupt the boot stream",
 				    dev->name);
@@ -167,7 +167,7 @@ rsh_req_guard(struct rsh_dev *dev, const struct rsh_reg_req *req)
 			rsh_err_set("%s: a boot push owns the device; access registers after it", dev->name);
 		return -EBUSY;
 	}
-	if (__atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE) != NULL &&
+	if (__atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE) != NULL &&
 	    (off == dev->map.off[RSH_TM_HOST_TO_TILE_DATA] ||
 	     off == dev->map.off[RSH_TM_TILE_TO_HOST_DATA])) {
 		rsh_err_set("%s: refusing a TM FIFO data register while the console/network channels run: the access would lose a message",

@@ -71,7 +71,7 @@ rsh_scratchlog_step(struct rsh_cmd *c, uint64_t now)
 	uint64_t v;
 	int rc;
 
-	if (__atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		rsh_err_set("%s: a boot push owns the device; read the log after it", dev->name);
 		return rsh_cmd_finish(c, -EBUSY);
 	}

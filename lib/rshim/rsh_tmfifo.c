@@ -545,7 +545,7 @@ rsh_tmf_reset(struct rsh_tmfifo *t)
 void
 rsh_tmfifo_discard(struct rsh_dev *dev)
 {
-	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(dev)->t;
 
 	if (t == NULL)
 		return;
@@ -620,25 +620,25 @@ rsh_tmf_revive(struct rsh_tmfifo *t)
 	RSH_TMF_ADD(t->st.returns, 1);
 	/* Pairs with the acquire load in rsh_tmfifo_status(). */
 	__atomic_store_n(&t->gone, 0, __ATOMIC_RELEASE);
-	if (t->dev->boot_opening || __atomic_load_n(&t->dev->boot, __ATOMIC_ACQUIRE) != NULL) {
+	if (rsh_dev_boot_state(t->dev)->opening || __atomic_load_n(&rsh_dev_boot_state(t->dev)->push, __ATOMIC_ACQUIRE) != NULL) {
 		t->was_booting = true; /* synced when the push ends */
 		return 0;
 	}
 	return rsh_tmf_sync_fill(t);
 }
 
-/* Poll-lcore hook: one TX pass and one RX pass, see rsh_dev_priv.h. */
+/* Poll-lcore step: one TX pass and one RX pass (rsh_svc.h). */
 unsigned int
 rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 {
-	struct rsh_tmfifo *t = dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(dev)->t;
 	bool blocked = false;
 	unsigned int work;
 
 	if (t == NULL)
 		return 0;
 	/* The boot job is published by this lcore (the open command). */
-	if (dev->boot_opening || __atomic_load_n(&dev->boot, __ATOMIC_ACQUIRE) != NULL)
+	if (rsh_dev_boot_state(dev)->opening || __atomic_load_n(&rsh_dev_boot_state(dev)->push, __ATOMIC_ACQUIRE) != NULL)
 		return rsh_tmf_poll_booting(t);
 	t->booting = false;
 	if (__atomic_load_n(&t->gone, __ATOMIC_RELAXED))
@@ -673,8 +673,17 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
  * stay attached (the user detaches them) and a message half in the FIFO
  * is finished by the next poller that takes the device.
  */
-void
+static void
 rsh_tmfifo_stop(struct rsh_dev *dev)
 {
 	RTE_SET_USED(dev);
 }
+
+/* TM FIFO console and network (§4). */
+const struct rsh_svc rsh_tmfifo_svc = {
+	.name = "tmfifo",
+	.poll = rsh_tmfifo_poll,
+	.stop = rsh_tmfifo_stop,
+	.flags = RSH_SVC_F_FW_RESET_PAUSE,
+	.state_size = sizeof(struct rsh_tmfifo_state),
+};

@@ -147,7 +147,7 @@ rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 			    o->ring_size, o->pool_size);
 		return -EINVAL;
 	}
-	if (dev->tmfifo != NULL) {
+	if (rsh_dev_tmfifo_state(dev)->t != NULL) {
 		rsh_err_set("%s: tmfifo channels already open", dev->name);
 		return -EEXIST;
 	}
@@ -170,12 +170,12 @@ rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 	int rc;
 
 	RTE_SET_USED(now);
-	if (c->dev->tmfifo != NULL) {
+	if (rsh_dev_tmfifo_state(c->dev)->t != NULL) {
 		rsh_err_set("%s: tmfifo channels already open", c->dev->name);
 		return rsh_cmd_finish(c, -EEXIST);
 	}
-	if (c->dev->boot_opening ||
-	    __atomic_load_n(&c->dev->boot, __ATOMIC_ACQUIRE) != NULL)
+	if (rsh_dev_boot_state(c->dev)->opening ||
+	    __atomic_load_n(&rsh_dev_boot_state(c->dev)->push, __ATOMIC_ACQUIRE) != NULL)
 		t->was_booting = true; /* synced when the push ends */
 	rc = a->no_sync || t->was_booting ? 0 : rsh_tmf_sync_fill(t);
 	if (rc != 0) {
@@ -184,7 +184,7 @@ rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 		return rsh_cmd_finish(c, rc);
 	}
 	/* Pairs with the acquire loads of the user-side calls. */
-	__atomic_store_n(&c->dev->tmfifo, t, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_tmfifo_state(c->dev)->t, t, __ATOMIC_RELEASE);
 	return rsh_cmd_finish(c, 0);
 }
 
@@ -248,7 +248,7 @@ static int
 rsh_tmf_detach_step(struct rsh_cmd *c, uint64_t now)
 {
 	RTE_SET_USED(now);
-	__atomic_store_n(&c->dev->tmfifo, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_tmfifo_state(c->dev)->t, NULL, __ATOMIC_RELEASE);
 	return rsh_cmd_finish(c, 0);
 }
 
@@ -260,7 +260,7 @@ static const struct rsh_cmd_type rsh_tmf_detach_type = {
 void
 rsh_tmfifo_detach(struct rsh_dev *dev)
 {
-	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_tmfifo *t = __atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE);
 	struct rsh_cmd c = { 0 };
 
 	if (t == NULL)
@@ -277,7 +277,7 @@ rsh_tmfifo_detach(struct rsh_dev *dev)
 static int
 rsh_tmf_resync_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_tmfifo *t = c->dev->tmfifo;
+	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(c->dev)->t;
 	int rc;
 
 	RTE_SET_USED(now);
@@ -302,7 +302,7 @@ rsh_tmfifo_resync(struct rsh_dev *dev)
 {
 	struct rsh_cmd c = { 0 };
 
-	if (__atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE) == NULL) {
+	if (__atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE) == NULL) {
 		rsh_err_set("%s: tmfifo channels not open", dev->name);
 		return -ENOENT;
 	}
@@ -313,7 +313,7 @@ rsh_tmfifo_resync(struct rsh_dev *dev)
 int
 rsh_tmfifo_status(struct rsh_dev *dev)
 {
-	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_tmfifo *t = __atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE);
 
 	if (t == NULL)
 		return -ENOENT;
@@ -329,7 +329,7 @@ rsh_tmfifo_status(struct rsh_dev *dev)
 bool
 rsh_tmfifo_attached(const struct rsh_dev *dev)
 {
-	return dev->tmfifo != NULL;
+	return rsh_dev_tmfifo_state(dev)->t != NULL;
 }
 
 /* Copy counters, see rsh_tmfifo_api.h. */
@@ -340,14 +340,14 @@ rsh_tmfifo_get_stats(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
 {
 	if ((unsigned int)ch >= RSH_TMFIFO_NCHAN)
 		return -EINVAL;
-	if (dev->tmfifo == NULL)
+	if (rsh_dev_tmfifo_state(dev)->t == NULL)
 		return -ENOENT;
 	if (cst != NULL)
 		rsh_tmf_stats_copy((uint64_t *)cst,
-				   (const uint64_t *)&dev->tmfifo->ch[ch].st,
+				   (const uint64_t *)&rsh_dev_tmfifo_state(dev)->t->ch[ch].st,
 				   sizeof(*cst));
 	if (dst != NULL)
 		rsh_tmf_stats_copy((uint64_t *)dst,
-				   (const uint64_t *)&dev->tmfifo->st, sizeof(*dst));
+				   (const uint64_t *)&rsh_dev_tmfifo_state(dev)->t->st, sizeof(*dst));
 	return 0;
 }

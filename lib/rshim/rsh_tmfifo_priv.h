@@ -143,7 +143,7 @@ struct rsh_tmfifo {
 static inline bool
 rsh_tmfifo_user_pending(struct rsh_dev *dev)
 {
-	struct rsh_tmfifo *t = __atomic_load_n(&dev->tmfifo, __ATOMIC_ACQUIRE);
+	struct rsh_tmfifo *t = __atomic_load_n(&rsh_dev_tmfifo_state(dev)->t, __ATOMIC_ACQUIRE);
 	unsigned int c;
 
 	if (t == NULL || t->blocked_since != 0)
@@ -155,6 +155,10 @@ rsh_tmfifo_user_pending(struct rsh_dev *dev)
 			return true;
 	return false;
 }
+
+/* The TM FIFO service's poll step (rsh_svc.h): one TX pass and one RX
+ * pass (poll lcore; tests step it by hand). */
+unsigned int rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns);
 
 /* Fill every free HTT slot with zero-length sync words (§4.10); poll
  * lcore only (the data path's resync and the attach command step). */

@@ -60,7 +60,7 @@ ver=$(dpkg-parsechangelog -l "$tmp/src/debian/changelog" -S Version)
 # Each package holds its part.
 declare -A want=(
 	[rshim-pmd]="usr/bin/rshim-pmd-app usr/bin/rshim-pmd-telemetry usr/bin/rshim-mkbfb usr/bin/rshim-devbind usr/bin/rshim-hugepages usr/sbin/rshim-pmd lib/systemd/system/rshim-pmd.service etc/rshim-pmd.conf usr/share/man/man1/rshim-pmd-app.1.gz usr/share/man/man8/rshim-devbind.8.gz"
-	[librshim-pmd0]="usr/lib/*/librshim-pmd.so.0"
+	[librshim-pmd1]="usr/lib/*/librshim-pmd.so.1"
 	[librshim-pmd-dev]="usr/include/rshim-pmd/rsh.h usr/lib/*/librshim-pmd.a usr/lib/*/pkgconfig/rshim-pmd.pc"
 )
 root=$tmp/root
@@ -81,7 +81,7 @@ if [ -n "$(find "$root" -name 'rsh_regs.h' -o -name '*_priv.h')" ]; then
 fi
 
 # Smoke test of the unpacked tools on the emulator.
-export LD_LIBRARY_PATH=$(dirname "$(ls "$root"/usr/lib/*/librshim-pmd.so.0)")
+export LD_LIBRARY_PATH=$(dirname "$(ls "$root"/usr/lib/*/librshim-pmd.so.1)")
 bin=$root/usr/bin
 out=$("$bin/rshim-pmd-app" --list --sim 2>&1) || fail "rshim-pmd-app --list --sim: $out"
 grep -q 'sim:bf3' <<<"$out" || fail "--list --sim names no sim:bf3: $out"

@@ -20,6 +20,7 @@
 
 #include "rsh.h"
 #include "rsh_bfb_fmt.h"
+#include "rsh_boot_priv.h"
 #include "rsh_dev_priv.h"
 #include "rsh_sim.h"
 #include "rsh_test_eal.h"

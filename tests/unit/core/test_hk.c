@@ -17,6 +17,7 @@
 
 #include "rsh.h"
 #include "rsh_clock.h"
+#include "rsh_poll_priv.h"
 #include "rsh_t_mock.h"
 #include "rsh_test_eal.h"
 
@@ -112,13 +113,13 @@ test_handshake_irq(void **state)
 			 RSH_SP6_REPLY_ACK);
 	assert_true(*rsh_t_sp6() & RSH_SP6__PCIE_MASK);
 	assert_int_equal(*rsh_t_sp6() & 0xFFFFFFFF, 0x1234);
-	assert_int_equal(dev->hk.rst_requests, 1);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 1);
 	/* The same request again: answered once only. */
 	rsh_t_irq_pending = 1;
 	rsh_t_sleep_ms(12);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 1);
-	assert_int_equal(dev->hk.irqs, 2);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 1);
+	assert_int_equal(rsh_dev_hk(dev)->irqs, 2);
 
 	/* ABORT: bits 63:32 cleared. */
 	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_ABORT, 1, 0) | RSH_SP6__PCIE_MASK;
@@ -126,7 +127,7 @@ test_handshake_irq(void **state)
 	rsh_t_sleep_ms(12);
 	rsh_poller_run_once(p);
 	assert_int_equal(*rsh_t_sp6(), 0x1234);
-	assert_int_equal(dev->hk.rst_aborts, 1);
+	assert_int_equal(rsh_dev_hk(dev)->rst_aborts, 1);
 
 	/* START with 1 s of downtime: START_ACK, device paused >= 4 s. */
 	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_START, 2, 100);
@@ -135,11 +136,11 @@ test_handshake_irq(void **state)
 	rsh_poller_run_once(p);
 	assert_int_equal((*rsh_t_sp6() & RSH_SP6__RST_REPLY_MASK) >> RSH_SP6__RST_REPLY_SHIFT,
 			 RSH_SP6_REPLY_START_ACK);
-	assert_int_equal(dev->hk.rst_starts, 1);
+	assert_int_equal(rsh_dev_hk(dev)->rst_starts, 1);
 	uint64_t now = rsh_now();
 
 	assert_true(rsh_hk_blocked(dev, now));
-	assert_true(dev->hk.blocked_until - now > 3 * rsh_hz());
+	assert_true(rsh_dev_hk(dev)->blocked_until - now > 3 * rsh_hz());
 	assert_false(rsh_hk_blocked(dev, now + 5 * rsh_hz()));
 
 	rsh_poller_destroy(p);
@@ -165,11 +166,11 @@ test_handshake_polled(void **state)
 	rsh_poller_run_once(p);
 	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_REQUEST, 1, 0);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 0);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 0);
 	rsh_t_sleep_ms(320);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 1);
-	assert_true(dev->hk.no_irq);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 1);
+	assert_true(rsh_dev_hk(dev)->no_irq);
 	assert_int_equal((*rsh_t_sp6() & RSH_SP6__RST_REPLY_MASK) >> RSH_SP6__RST_REPLY_SHIFT,
 			 RSH_SP6_REPLY_ACK);
 	rsh_poller_destroy(p);
@@ -197,7 +198,7 @@ test_handshake_irq_only(void **state)
 	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_REQUEST, 1, 0);
 	rsh_t_sleep_ms(320);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 0);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 0);
 	assert_true(*rsh_t_sp6() & RSH_SP6__PCIE_MASK);
 	assert_int_equal((*rsh_t_sp6() & RSH_SP6__RST_REPLY_MASK), 0);
 	/* Type 3 with an interrupt: ignored. */
@@ -205,15 +206,15 @@ test_handshake_irq_only(void **state)
 	rsh_t_irq_pending = 1;
 	rsh_t_sleep_ms(12);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.irqs, 1);
-	assert_int_equal(dev->hk.rst_requests, 0);
+	assert_int_equal(rsh_dev_hk(dev)->irqs, 1);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 0);
 	assert_int_equal((*rsh_t_sp6() & RSH_SP6__RST_REPLY_MASK), 0);
 	/* Type 1 with an interrupt: answered. */
 	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_REQUEST, 1, 0) | RSH_SP6__PCIE_MASK;
 	rsh_t_irq_pending = 1;
 	rsh_t_sleep_ms(12);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 1);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 1);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 	rsh_t_mock_free(m);
@@ -239,16 +240,16 @@ test_handshake_irq_silent(void **state)
 	*rsh_t_sp6() = rsh_t_state(RSH_SP6_RST_REQUEST, 2, 0) | RSH_SP6__PCIE_MASK;
 	rsh_t_sleep_ms(320);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 0);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 0);
 	rsh_t_sleep_ms(320);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 1);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 1);
 	assert_int_equal((*rsh_t_sp6() & RSH_SP6__RST_REPLY_MASK) >>
 			 RSH_SP6__RST_REPLY_SHIFT, RSH_SP6_REPLY_ACK);
 	rsh_t_sleep_ms(320);
 	rsh_poller_run_once(p);
-	assert_int_equal(dev->hk.rst_requests, 1);
-	assert_int_equal(dev->hk.irqs, 0);
+	assert_int_equal(rsh_dev_hk(dev)->rst_requests, 1);
+	assert_int_equal(rsh_dev_hk(dev)->irqs, 0);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 	rsh_t_mock_free(m);

@@ -59,6 +59,13 @@ test_backoff(void **state)
 	 * millions of passes a second, a backed-off one a few dozen. */
 	assert_true(s1.passes - s0.passes < 2000);
 	assert_true(s1.gap_max_ns >= 20000000ull);
+	/* The loop thread's CPU time and the lateness bucket bounds come
+	 * with the counters. */
+	assert_true(s0.cpu_ns > 0);
+	assert_true(s1.cpu_ns >= s0.cpu_ns);
+	assert_int_equal(s1.nap_late_bound_ns[0], 1000);
+	assert_int_equal(s1.nap_late_bound_ns[RSH_POLL_LATE_BUCKETS - 2], 50000000);
+	assert_true(s1.nap_late_bound_ns[RSH_POLL_LATE_BUCKETS - 1] == UINT64_MAX);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 	rsh_clock_virtual_set(false);
@@ -147,7 +154,7 @@ rsh_t_job_init(struct rsh_t_job *j, struct rsh_dev *dev, unsigned int words)
 		j->c->words[i] = 0x1000 + i;
 	assert_int_equal(rte_ring_enqueue(j->b.to_poll, j->c), 0);
 	j->b.start_tsc = j->b.last_progress = rsh_now();
-	__atomic_store_n(&dev->boot, &j->b, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_boot_state(dev)->push, &j->b, __ATOMIC_RELEASE);
 }
 
 static void
@@ -195,7 +202,7 @@ test_credit_arithmetic(void **state)
 		assert_int_equal(j.b.words_pushed, want);
 		if (want > 0)
 			assert_true(m->wlog_val[want - 1] == 0x1000 + want - 1);
-		__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&rsh_dev_boot_state(dev)->push, NULL, __ATOMIC_RELEASE);
 		rsh_t_job_free(&j);
 	}
 	/* A short chunk: only what it holds, then the chunk goes back. */
@@ -204,7 +211,7 @@ test_credit_arithmetic(void **state)
 	assert_int_equal(rsh_t_boot_pass(dev, m), 10);
 	assert_int_equal(rte_ring_count(j.b.free), 1);
 	assert_int_equal(j.b.chunks_done, 1);
-	__atomic_store_n(&dev->boot, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&rsh_dev_boot_state(dev)->push, NULL, __ATOMIC_RELEASE);
 	rsh_t_job_free(&j);
 	rsh_dev_close(dev);
 }

@@ -336,7 +336,7 @@ test_release_on_request(void **state)
 	rsh_t_other_start(T_REQUESTER, 0);
 	rsh_t_run_until(p, rsh_t_other.done, 5000);
 	assert_true(rsh_t_other.acked);
-	rsh_t_run_until(p, rsh_own_dropped(&dev->own), 6000);
+	rsh_t_run_until(p, rsh_own_dropped(rsh_dev_own(dev)), 6000);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.dropped);
 	assert_int_equal(oi.releases, 1);
@@ -357,7 +357,7 @@ test_release_on_request(void **state)
 	rsh_t_run_until(p, rsh_t_other.done, 5000);
 	assert_false(rsh_t_other.acked);
 	rsh_t_run_ms(p, 400);
-	assert_false(rsh_own_dropped(&dev->own));
+	assert_false(rsh_own_dropped(rsh_dev_own(dev)));
 	assert_int_equal(rsh_t_get(m, RSH_SCRATCHPAD1), RSH_OWN_KEEPALIVE);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
@@ -460,7 +460,7 @@ test_locked_then_taken(void **state)
 	p = rsh_t_poll(dev);
 	rsh_t_run_ms(p, 250);
 	rsh_t_set(m, RSH_SCRATCHPAD1, RSH_OWN_KEEPALIVE); /* the BMC's */
-	rsh_t_run_until(p, rsh_own_dropped(&dev->own), 1000);
+	rsh_t_run_until(p, rsh_own_dropped(rsh_dev_own(dev)), 1000);
 	rsh_dev_own_info(dev, &oi);
 	assert_true(oi.dropped);
 	assert_false(oi.locked);
@@ -491,9 +491,9 @@ test_drop_undrop(void **state)
 	rsh_t_run_ms(p, 150);
 	rsh_t_other_run(m); /* dropped: we do not touch it; it runs anyway */
 	assert_int_equal(rsh_dev_drop(dev, false, false), -EBUSY);
-	assert_true(rsh_own_dropped(&dev->own));
+	assert_true(rsh_own_dropped(rsh_dev_own(dev)));
 	assert_int_equal(rsh_misc_write(dev, "FORCE_CMD 1"), 0);
-	assert_false(rsh_own_dropped(&dev->own));
+	assert_false(rsh_own_dropped(rsh_dev_own(dev)));
 	rsh_t_run_until(p, rsh_t_other.done, 3000);
 	assert_true(rsh_t_other.acked);
 	rsh_t_run_ms(p, 400);
@@ -577,13 +577,13 @@ test_misc_cached_uptime(void **state)
 	rsh_t_set(m, RSH_UPTIME, 100 * RSH_UPTIME_HZ_BF3);
 	assert_int_equal(rsh_t_uptime(dev), 100);
 	/* A push owns the device: register reads are refused. */
-	dev->boot = (struct rsh_boot *)(uintptr_t)0x1;
+	rsh_dev_boot_state(dev)->push = (struct rsh_boot *)(uintptr_t)0x1;
 	rsh_t_set(m, RSH_UPTIME, 999 * RSH_UPTIME_HZ_BF3);
 	rsh_clock_advance_ns(7500000000ull);
 	assert_int_equal(rsh_t_uptime(dev), 107);
 	rsh_clock_advance_ns(500000000ull);
 	assert_int_equal(rsh_t_uptime(dev), 108);
-	dev->boot = NULL;
+	rsh_dev_boot_state(dev)->push = NULL;
 	assert_int_equal(rsh_t_uptime(dev), 999);
 	rsh_dev_close(dev);
 	rsh_t_mock_free(m);

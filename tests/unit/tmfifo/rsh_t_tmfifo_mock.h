@@ -29,6 +29,7 @@
 #include "rsh_dev_priv.h"
 #include "rsh_t_mock.h"
 #include "rsh_tmfifo_api.h"
+#include "rsh_tmfifo_priv.h"
 #include "rsh_tmfifo_proto.h"
 
 #define RSH_T_FIFO 256u
@@ -223,6 +224,13 @@ rsh_t_setup(void **state)
 	snprintf(c->dev.name, sizeof(c->dev.name), "mock:bf3");
 	c->dev.be = &c->m.mk.be;
 	c->dev.map = c->m.map;
+	/* The service states, as rsh_dev_open allocates them (no inits:
+	 * the mock device is neither checked nor owned). */
+	if (rsh_dev_svc_alloc(&c->dev) != 0) {
+		free(c->m.mk.regs);
+		free(c);
+		return -1;
+	}
 	*state = c;
 	return 0;
 }
@@ -234,6 +242,7 @@ rsh_t_teardown(void **state)
 	struct rsh_t_ctx *c = *state;
 
 	rsh_tmfifo_detach(&c->dev);
+	rsh_dev_svc_free(&c->dev);
 	free(c->m.mk.regs);
 	free(c);
 	rsh_clock_virtual_set(false);

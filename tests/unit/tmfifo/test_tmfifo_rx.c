@@ -124,7 +124,7 @@ test_rx_console_during_boot(void **state)
 	rsh_t_attach(c, 64, false);
 	for (i = 0; i < sizeof(f); i++)
 		f[i] = (uint8_t)i;
-	c->dev.boot = (struct rsh_boot *)(uintptr_t)0x1;
+	rsh_dev_boot_state(&c->dev)->push = (struct rsh_boot *)(uintptr_t)0x1;
 	rsh_t_arm_send(c, 0x0000000000050003ull, "UEFI ", 5);
 	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
 	rsh_t_arm_send(c, 0x0000000000040003ull, "boot", 4);
@@ -141,7 +141,7 @@ test_rx_console_during_boot(void **state)
 	assert_int_equal(ns.rx_drop_bytes, 100);
 	assert_int_equal(cs.rx_msgs, 2);
 	/* After the push network frames flow again. */
-	c->dev.boot = NULL;
+	rsh_dev_boot_state(&c->dev)->push = NULL;
 	rsh_t_poll(c);
 	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
 	assert_int_equal(rsh_t_rx_frames(c, m, 4, 20), 1);

@@ -257,12 +257,12 @@ test_boot_leaves_fifo_alone(void **state)
 	rsh_t_attach(c, 64, false);
 	m = rsh_t_frame(c, 1, 64);
 	assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
-	c->dev.boot = (struct rsh_boot *)(uintptr_t)0x1;
+	rsh_dev_boot_state(&c->dev)->push = (struct rsh_boot *)(uintptr_t)0x1;
 	htt = c->m.htt_sts_reads;
 	assert_int_equal(rsh_t_poll(c), 0);
 	assert_int_equal(c->m.write_calls, 0);
 	assert_int_equal(c->m.htt_sts_reads, htt);
-	c->dev.boot = NULL;
+	rsh_dev_boot_state(&c->dev)->push = NULL;
 	rsh_t_poll(c);
 	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, NULL, &st);
 	assert_int_equal(st.resets, 1);
