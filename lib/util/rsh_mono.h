@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Time for rshim-pmd-app and the rshim-pmd service: the monotonic clock
- * (CLOCK_MONOTONIC: progress lines, lingering, rescans, the benchmarks'
- * wall time, pthread_cond_timedwait on a monotonic condattr) and the
- * conversions between nanoseconds, seconds, timespecs and the TSC
- * (rte_get_timer_cycles) that the programs need, written once.
+ * Time for rshim-pmd-app, the rshim-pmd service and the benchmarks'
+ * library: the monotonic clock (CLOCK_MONOTONIC: progress lines,
+ * lingering, rescans, the benchmarks' wall time, pthread_cond_timedwait
+ * on a monotonic condattr) and the conversions between nanoseconds,
+ * seconds and timespecs that they need, written once.
  *
  * The driver's own clock (lib/rshim/rsh_clock.h: TSC, virtual time in
  * tests) is not part of the public API and is not used here: an app's
@@ -15,8 +15,6 @@
 
 #include <stdint.h>
 #include <time.h>
-
-#include <rte_cycles.h>
 
 #define RSH_MONO_NS_PER_S 1000000000ull
 #define RSH_MONO_NS_PER_MS 1000000ull
@@ -45,13 +43,6 @@ rsh_ns_timespec(uint64_t ns)
 {
 	return (struct timespec){ .tv_sec = (time_t)(ns / RSH_MONO_NS_PER_S),
 				  .tv_nsec = (long)(ns % RSH_MONO_NS_PER_S) };
-}
-
-/* TSC cycles (rte_get_timer_cycles) as microseconds. */
-static inline double
-rsh_tsc_us(uint64_t cycles)
-{
-	return (double)cycles * 1e6 / (double)rte_get_timer_hz();
 }
 
 #endif /* RSH_MONO_H */
