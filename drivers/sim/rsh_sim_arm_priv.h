@@ -25,7 +25,7 @@
 #define RSH_SIM_ARM_CON_RING (32u * 1024u)  /* console Tx staging */
 #define RSH_SIM_ARM_OVERSIZE 1600u          /* oversize@ frame length */
 #define RSH_SIM_ARM_TX_WORDS RSH_SIM_TM_DEPTH     /* >= 201 and 255 */
-#define RSH_SIM_ARM_NET_WORDS ((RSH_TMF_ARM_NET_MAX + 7u) / 8u)
+#define RSH_SIM_ARM_NET_WORDS ((RSH_TMFIFO_ARM_NET_MAX + 7u) / 8u)
 #define RSH_SIM_ARM_CON_PEND 4096u          /* Rx console bytes in hand */
 #define RSH_SIM_ARM_CON_CHUNK 4096u         /* one PTY read */
 #define RSH_SIM_ARM_TAP_BUF 2048u           /* one TAP read */

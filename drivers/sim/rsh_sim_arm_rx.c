@@ -26,27 +26,27 @@ static void
 rsh_sim_arm_rx_ctrl(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t h)
 {
 	RSH_SIM_ARM_ADD(a, rx_ctrl_msgs, 1);
-	if (sim->cfg.arm.ctrl_ignore || !rsh_tmf_hdr_csum_ok(h))
+	if (sim->cfg.arm.ctrl_ignore || !rsh_tmfifo_hdr_csum_ok(h))
 		return;
-	switch (rsh_tmf_hdr_type(h)) {
-	case RSH_TMF_TYPE_CTRL_REQ:
+	switch (rsh_tmfifo_hdr_type(h)) {
+	case RSH_TMFIFO_TYPE_CTRL_REQ:
 		rsh_sim_arm_ctrl_reply(a);
 		break;
-	case RSH_TMF_TYPE_MAC_1:
-	case RSH_TMF_TYPE_MAC_2: {
-		unsigned int o = rsh_tmf_hdr_type(h) == RSH_TMF_TYPE_MAC_2 ? 3 : 0;
+	case RSH_TMFIFO_TYPE_MAC_1:
+	case RSH_TMFIFO_TYPE_MAC_2: {
+		unsigned int o = rsh_tmfifo_hdr_type(h) == RSH_TMFIFO_TYPE_MAC_2 ? 3 : 0;
 
-		a->mac[o] = rsh_tmf_hdr_data(h, 0);
-		a->mac[o + 1] = rsh_tmf_hdr_data(h, 1);
-		a->mac[o + 2] = rsh_tmf_hdr_data(h, 2);
+		a->mac[o] = rsh_tmfifo_hdr_data(h, 0);
+		a->mac[o + 1] = rsh_tmfifo_hdr_data(h, 1);
+		a->mac[o + 2] = rsh_tmfifo_hdr_data(h, 2);
 		break;
 	}
-	case RSH_TMF_TYPE_VLAN_ID:
-		a->vlan[0] = rsh_tmf_hdr_be16(h, 0);
-		a->vlan[1] = rsh_tmf_hdr_be16(h, 2);
+	case RSH_TMFIFO_TYPE_VLAN_ID:
+		a->vlan[0] = rsh_tmfifo_hdr_be16(h, 0);
+		a->vlan[1] = rsh_tmfifo_hdr_be16(h, 2);
 		break;
 	default: /* PXE_ID */
-		a->pxe = rsh_tmf_hdr_be32(h);
+		a->pxe = rsh_tmfifo_hdr_be32(h);
 	}
 }
 
@@ -74,11 +74,11 @@ static void
 rsh_sim_arm_rx_hdr(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t h)
 {
 	struct rsh_sim_arm_rx *r = &a->rx;
-	uint8_t type = rsh_tmf_hdr_type(h);
+	uint8_t type = rsh_tmfifo_hdr_type(h);
 
-	r->len = rsh_tmf_hdr_len(h);
+	r->len = rsh_tmfifo_hdr_len(h);
 	if (r->len == 0) {
-		if (type >= RSH_TMF_TYPE_CTRL_FIRST)
+		if (type >= RSH_TMFIFO_TYPE_CTRL_FIRST)
 			rsh_sim_arm_rx_ctrl(sim, a, h);
 		else
 			RSH_SIM_ARM_ADD(a, rx_sync_words, 1);
@@ -87,9 +87,9 @@ rsh_sim_arm_rx_hdr(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t h)
 	r->rem_words = (r->len + 7) / 8;
 	r->rem_bytes = r->len;
 	r->got_words = 0;
-	if (type != RSH_TMF_TYPE_NET) {
+	if (type != RSH_TMFIFO_TYPE_NET) {
 		r->st = RSH_SIM_ARM_RX_CON; /* any non-net type, §D3.8 */
-	} else if (r->len > RSH_TMF_ARM_NET_MAX) {
+	} else if (r->len > RSH_TMFIFO_ARM_NET_MAX) {
 		r->st = RSH_SIM_ARM_RX_DRAIN;
 		RSH_SIM_ARM_ADD(a, rx_drop_oversize, 1);
 	} else {
@@ -102,13 +102,13 @@ static bool
 rsh_sim_arm_rx_net_flush(struct rsh_sim_arm *a, uint64_t now)
 {
 	struct rsh_sim_arm_rx *r = &a->rx;
-	uint8_t f[RSH_TMF_ARM_NET_MAX];
+	uint8_t f[RSH_TMFIFO_ARM_NET_MAX];
 	ssize_t n = r->len;
 
 	if (!r->net_pend)
 		return true;
 	if (a->peer != NULL) {
-		rsh_tmf_unpack(f, r->net_w, r->len);
+		rsh_tmfifo_unpack(f, r->net_w, r->len);
 		n = rsh_sim_peer_net_write(a->peer, f, r->len);
 		RSH_SIM_ARM_ADD(a, peer_syscalls, 1);
 	}
@@ -180,7 +180,7 @@ rsh_sim_arm_rx_con(struct rsh_sim_arm *a, const uint64_t *w, unsigned int n)
 	unsigned int k = RTE_MIN(RTE_MIN(n, r->rem_words), room);
 	uint32_t bytes = RTE_MIN(r->rem_bytes, k * 8u);
 
-	rsh_tmf_unpack(r->con + r->con_len, w, bytes);
+	rsh_tmfifo_unpack(r->con + r->con_len, w, bytes);
 	r->con_len += bytes;
 	r->rem_bytes -= bytes;
 	r->rem_words -= k;

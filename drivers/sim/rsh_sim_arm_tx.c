@@ -41,10 +41,10 @@ rsh_sim_arm_ctrl_reply(struct rsh_sim_arm *a)
 {
 	struct rsh_sim_arm_tx *t = &a->tx;
 
-	t->ctrl[0] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, a->mac);
-	t->ctrl[1] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, a->mac);
-	t->ctrl[2] = rsh_tmf_ctrl_vlan(a->vlan[0], a->vlan[1]);
-	t->ctrl[3] = rsh_tmf_ctrl_pxe(a->pxe);
+	t->ctrl[0] = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, a->mac);
+	t->ctrl[1] = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, a->mac);
+	t->ctrl[2] = rsh_tmfifo_ctrl_vlan(a->vlan[0], a->vlan[1]);
+	t->ctrl[3] = rsh_tmfifo_ctrl_pxe(a->pxe);
 	t->ctrl_n = 4;
 }
 
@@ -103,16 +103,16 @@ rsh_sim_arm_tx_build(struct rsh_sim *sim, struct rsh_sim_arm *a, uint8_t type,
 	a->tx_seq++;
 	RSH_SIM_ARM_ADD(a, tx_msgs, 1);
 	if (a->tx_seq == sim->cfg.arm.corrupt_at) {
-		t->msg[0] = rsh_tmf_hdr_encode(RSH_SIM_ARM_BAD_TYPE, len, junk) ^
+		t->msg[0] = rsh_tmfifo_hdr_encode(RSH_SIM_ARM_BAD_TYPE, len, junk) ^
 			    0x77ull << 56; /* and a wrong checksum */
 		RSH_SIM_ARM_ADD(a, fault_corrupt, 1);
 	} else {
-		t->msg[0] = rsh_tmf_hdr_encode(type, len, NULL);
+		t->msg[0] = rsh_tmfifo_hdr_encode(type, len, NULL);
 	}
-	rsh_tmf_pack(&t->msg[1], p, len);
-	t->msg_n = rsh_tmf_msg_words(len);
+	rsh_tmfifo_pack(&t->msg[1], p, len);
+	t->msg_n = rsh_tmfifo_msg_words(len);
 	t->msg_off = 0;
-	t->msg_net = type == RSH_TMF_TYPE_NET;
+	t->msg_net = type == RSH_TMFIFO_TYPE_NET;
 }
 
 /* oversize@: a 1600-byte broadcast frame the host must drain (> 1536). */
@@ -127,7 +127,7 @@ rsh_sim_arm_tx_oversize(struct rsh_sim *sim, struct rsh_sim_arm *a)
 	memset(f, 0xFF, 6);
 	memcpy(f + 6, a->mac, 6);
 	RSH_SIM_ARM_ADD(a, fault_oversize, 1);
-	rsh_sim_arm_tx_build(sim, a, RSH_TMF_TYPE_NET, f, sizeof(f));
+	rsh_sim_arm_tx_build(sim, a, RSH_TMFIFO_TYPE_NET, f, sizeof(f));
 	return true;
 }
 
@@ -154,13 +154,13 @@ rsh_sim_arm_tx_net(struct rsh_sim *sim, struct rsh_sim_arm *a, uint64_t now)
 			a->net_next = now + a->poll_cyc;
 		return false;
 	}
-	if (n > (ssize_t)RSH_TMF_ARM_NET_MAX) { /* MTU 1500: not expected */
+	if (n > (ssize_t)RSH_TMFIFO_ARM_NET_MAX) { /* MTU 1500: not expected */
 		RSH_SIM_ARM_ADD(a, tx_drop_net, 1);
 		return true;
 	}
 	RSH_SIM_ARM_ADD(a, tx_net_frames, 1);
 	RSH_SIM_ARM_ADD(a, tx_net_bytes, n);
-	rsh_sim_arm_tx_build(sim, a, RSH_TMF_TYPE_NET, f, (uint16_t)n);
+	rsh_sim_arm_tx_build(sim, a, RSH_TMFIFO_TYPE_NET, f, (uint16_t)n);
 	return true;
 }
 
@@ -183,7 +183,7 @@ rsh_sim_arm_tx_con(struct rsh_sim *sim, struct rsh_sim_arm *a)
 	t->con_cnt -= size;
 	RSH_SIM_ARM_ADD(a, tx_con_msgs, 1);
 	RSH_SIM_ARM_ADD(a, tx_con_bytes, size);
-	rsh_sim_arm_tx_build(sim, a, RSH_TMF_TYPE_CONSOLE, b, (uint16_t)size);
+	rsh_sim_arm_tx_build(sim, a, RSH_TMFIFO_TYPE_CONSOLE, b, (uint16_t)size);
 	return true;
 }
 

@@ -29,8 +29,8 @@ rsh_sim_uefi_take(struct rsh_sim *sim, struct rsh_sim_arm *a)
 
 	if (rsh_sim_fifo_peek(&sim->htt, &w) == 0)
 		return false;
-	len = rsh_tmf_hdr_len(w[0]);
-	type = rsh_tmf_hdr_type(w[0]);
+	len = rsh_tmfifo_hdr_len(w[0]);
+	type = rsh_tmfifo_hdr_type(w[0]);
 	words = 1 + (len + 7) / 8;
 	if (words > RSH_SIM_TM_DEPTH) { /* cannot all be in the FIFO: drain */
 		rsh_sim_htt_pop(sim, m, 1);
@@ -39,24 +39,24 @@ rsh_sim_uefi_take(struct rsh_sim *sim, struct rsh_sim_arm *a)
 	}
 	if (rsh_sim_htt_count(sim) < words)
 		return false; /* UEFI reads whole messages only */
-	if (len > 0 && type != RSH_TMF_TYPE_NET && len > rsh_sim_uefi_room(a)) {
+	if (len > 0 && type != RSH_TMFIFO_TYPE_NET && len > rsh_sim_uefi_room(a)) {
 		RSH_SIM_ARM_ADD(a, rx_uefi_con_full, 1);
 		return false;
 	}
 	rsh_sim_htt_pop(sim, m, words);
 	if (len == 0) {
-		if (type >= RSH_TMF_TYPE_CTRL_FIRST)
+		if (type >= RSH_TMFIFO_TYPE_CTRL_FIRST)
 			RSH_SIM_ARM_ADD(a, rx_ctrl_msgs, 1);
 		else
 			RSH_SIM_ARM_ADD(a, rx_sync_words, 1);
 		return true;
 	}
 	RSH_SIM_ARM_ADD(a, rx_msgs, 1);
-	if (type == RSH_TMF_TYPE_NET) {
+	if (type == RSH_TMFIFO_TYPE_NET) {
 		RSH_SIM_ARM_ADD(a, rx_drop_peer, 1);
 		return true;
 	}
-	rsh_tmf_unpack(a->uefi_con + a->uefi_con_len, &m[1], len);
+	rsh_tmfifo_unpack(a->uefi_con + a->uefi_con_len, &m[1], len);
 	a->uefi_con_len += len;
 	RSH_SIM_ARM_ADD(a, rx_uefi_con_bytes, len);
 	return true;

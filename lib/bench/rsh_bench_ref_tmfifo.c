@@ -111,10 +111,10 @@ rsh_tr_frame(struct rsh_tr *t, unsigned int len)
 	t->seq++;
 	ck = (uint16_t)~rte_raw_cksum(ic, len - 34);
 	memcpy(ic + 2, &ck, 2);
-	t->tx[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, (uint16_t)len, NULL);
+	t->tx[0] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_NET, (uint16_t)len, NULL);
 	memset(&t->tx[1], 0, (len + 7) / 8 * 8);
 	memcpy(&t->tx[1], f, len);
-	t->tx_words = rsh_tmf_msg_words(len);
+	t->tx_words = rsh_tmfifo_msg_words(len);
 	t->tx_done = 0;
 }
 
@@ -141,12 +141,12 @@ static void
 rsh_tr_rx_word(struct rsh_tr *t, uint64_t w)
 {
 	if (t->msg_have == 0) {
-		uint16_t len = rsh_tmf_hdr_len(w);
+		uint16_t len = rsh_tmfifo_hdr_len(w);
 
-		if (rsh_tmf_hdr_type(w) != RSH_TMF_TYPE_NET || len == 0 ||
-		    len > RSH_TMF_HOST_NET_MAX)
+		if (rsh_tmfifo_hdr_type(w) != RSH_TMFIFO_TYPE_NET || len == 0 ||
+		    len > RSH_TMFIFO_HOST_NET_MAX)
 			return; /* sync, console, control: not this bench's */
-		t->msg_words = rsh_tmf_msg_words(len);
+		t->msg_words = rsh_tmfifo_msg_words(len);
 	}
 	t->msg[t->msg_have++] = w;
 	if (t->msg_have < t->msg_words)
@@ -211,7 +211,7 @@ rsh_tr_open(struct rsh_tr *t, struct rsh_dev *dev, const int *cancel)
 	t->dev = dev;
 	t->cancel = cancel;
 	for (unsigned int i = 0; i < RTE_DIM(sync); i++)
-		sync[i] = RSH_TMF_SYNC_WORD;
+		sync[i] = RSH_TMFIFO_SYNC_WORD;
 	t->dev->be->ops->write_fifo(t->dev->be, t->dev->map.off[RSH_TM_HOST_TO_TILE_DATA],
 				    sync, RTE_DIM(sync));
 	t->next_tick = rsh_mono_s();

@@ -32,7 +32,7 @@ rsh_tmfifo_console_write(struct rsh_dev *dev, const void *buf, size_t len)
 		n = RTE_MIN(len - done, (size_t)RSH_TMFIFO_CONSOLE_MSG_MAX);
 		m = rte_pktmbuf_alloc(t->tx_pool);
 		if (m == NULL) {
-			RSH_TMF_ADD(t->ch[RSH_TMFIFO_CONSOLE].st.user_nombuf, 1);
+			RSH_TMFIFO_ADD(t->ch[RSH_TMFIFO_CONSOLE].st.user_nombuf, 1);
 			break;
 		}
 		memcpy(rte_pktmbuf_append(m, (uint16_t)n),

@@ -59,7 +59,7 @@ rsh_tmfifo_rx_fd(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
 	return t->ch[ch].efd;
 }
 
-/* Arm the wake-up, see rsh_tmfifo_api.h (pairs with rsh_tmf_wake_users). */
+/* Arm the wake-up, see rsh_tmfifo_api.h (pairs with rsh_tmfifo_wake_users). */
 bool
 rsh_tmfifo_rx_arm(struct rsh_dev *dev, enum rsh_tmfifo_chan ch)
 {
@@ -100,7 +100,7 @@ rsh_tmfifo_pool(struct rsh_dev *dev)
 
 /* Queue n control words as one unit. */
 static int
-rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
+rsh_tmfifo_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
 {
 	if (rsh_dev_tmfifo_state(dev)->t == NULL)
 		return -ENOENT;
@@ -113,21 +113,21 @@ rsh_tmf_ctrl_put(struct rsh_dev *dev, const uint64_t *w, unsigned int n)
 
 /* Encode one control message into w (1 or 2 words); 0 for a bad type. */
 static unsigned int
-rsh_tmf_ctrl_encode(const struct rsh_tmfifo_ctrl *m, uint64_t w[2])
+rsh_tmfifo_ctrl_encode(const struct rsh_tmfifo_ctrl *m, uint64_t w[2])
 {
 	switch (m->type) {
 	case RSH_TMFIFO_CTRL_REQ:
-		w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+		w[0] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CTRL_REQ, 0, NULL);
 		return 1;
 	case RSH_TMFIFO_CTRL_MAC:
-		w[0] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, m->mac);
-		w[1] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, m->mac);
+		w[0] = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, m->mac);
+		w[1] = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, m->mac);
 		return 2;
 	case RSH_TMFIFO_CTRL_VLAN:
-		w[0] = rsh_tmf_ctrl_vlan(m->vlan[0], m->vlan[1]);
+		w[0] = rsh_tmfifo_ctrl_vlan(m->vlan[0], m->vlan[1]);
 		return 1;
 	case RSH_TMFIFO_CTRL_PXE:
-		w[0] = rsh_tmf_ctrl_pxe(m->pxe_id);
+		w[0] = rsh_tmfifo_ctrl_pxe(m->pxe_id);
 		return 1;
 	}
 	return 0;
@@ -138,21 +138,21 @@ int
 rsh_tmfifo_ctrl_send(struct rsh_dev *dev, const struct rsh_tmfifo_ctrl *msg)
 {
 	uint64_t w[2];
-	unsigned int n = rsh_tmf_ctrl_encode(msg, w);
+	unsigned int n = rsh_tmfifo_ctrl_encode(msg, w);
 
 	if (n == 0) {
 		rsh_err_set("%s: unknown TM FIFO control message type %d",
 			    dev->name, (int)msg->type);
 		return -EINVAL;
 	}
-	return rsh_tmf_ctrl_put(dev, w, n);
+	return rsh_tmfifo_ctrl_put(dev, w, n);
 }
 
 /* Seqcount read of the peer values, see rsh_tmfifo_api.h. */
 int
 rsh_tmfifo_peer_get(struct rsh_dev *dev, struct rsh_tmfifo_peer *out)
 {
-	struct rsh_tmf_peer *p;
+	struct rsh_tmfifo_peer_state *p;
 	uint32_t s;
 	unsigned int i;
 

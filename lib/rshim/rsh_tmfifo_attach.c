@@ -26,11 +26,11 @@
 #include "rsh_cmd.h"
 #include "rsh_tmfifo_priv.h"
 
-static uint32_t rsh_tmf_seq; /* unique ring/pool names */
+static uint32_t rsh_tmfifo_seq; /* unique ring/pool names */
 
 /* Copy a stats struct made only of uint64_t fields with relaxed loads. */
 static void
-rsh_tmf_stats_copy(uint64_t *dst, const uint64_t *src, size_t size)
+rsh_tmfifo_stats_copy(uint64_t *dst, const uint64_t *src, size_t size)
 {
 	size_t i;
 
@@ -52,7 +52,7 @@ rsh_tmfifo_opts_default(struct rsh_tmfifo_opts *o)
 
 /* Free every mbuf left in a ring, then the ring. */
 static void
-rsh_tmf_ring_free(struct rte_ring *r)
+rsh_tmfifo_ring_free(struct rte_ring *r)
 {
 	void *m;
 
@@ -65,13 +65,13 @@ rsh_tmf_ring_free(struct rte_ring *r)
 
 /* Free everything of a tmfifo object (any subset may be NULL). */
 static void
-rsh_tmf_free(struct rsh_tmfifo *t)
+rsh_tmfifo_free(struct rsh_tmfifo *t)
 {
 	unsigned int c;
 
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
-		rsh_tmf_ring_free(t->ch[c].tx);
-		rsh_tmf_ring_free(t->ch[c].rx);
+		rsh_tmfifo_ring_free(t->ch[c].tx);
+		rsh_tmfifo_ring_free(t->ch[c].rx);
 		if (t->ch[c].efd >= 0)
 			close(t->ch[c].efd);
 	}
@@ -86,7 +86,7 @@ rsh_tmf_free(struct rsh_tmfifo *t)
 
 /* One SP/SC ring of mbuf pointers named rshtmf<id><suffix>. */
 static struct rte_ring *
-rsh_tmf_ring(uint32_t id, const char *sfx, const struct rsh_tmfifo_opts *o)
+rsh_tmfifo_ring(uint32_t id, const char *sfx, const struct rsh_tmfifo_opts *o)
 {
 	char name[RTE_RING_NAMESIZE];
 
@@ -97,12 +97,12 @@ rsh_tmf_ring(uint32_t id, const char *sfx, const struct rsh_tmfifo_opts *o)
 
 /* Create rings and pools of an attach; -ENOMEM on failure. */
 static int
-rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
+rsh_tmfifo_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
 {
 	static const char *const sfx[RSH_TMFIFO_NCHAN][2] = {
 		{ "c_tx", "c_rx" }, { "n_tx", "n_rx" } };
 	bool open[RSH_TMFIFO_NCHAN] = { o->console, o->net };
-	uint32_t id = __atomic_fetch_add(&rsh_tmf_seq, 1, __ATOMIC_RELAXED);
+	uint32_t id = __atomic_fetch_add(&rsh_tmfifo_seq, 1, __ATOMIC_RELAXED);
 	unsigned int cache = RTE_MIN(64u, o->pool_size / 2);
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int c;
@@ -114,15 +114,15 @@ rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
 	t->tx_pool = rte_pktmbuf_pool_create(name, o->pool_size, cache, 0,
 					     RTE_MBUF_DEFAULT_BUF_SIZE, o->socket_id);
 	snprintf(name, sizeof(name), "rshtmf%u_ctl", id);
-	t->ctrl = rte_ring_create_elem(name, sizeof(uint64_t), RSH_TMF_CTRL_RING,
+	t->ctrl = rte_ring_create_elem(name, sizeof(uint64_t), RSH_TMFIFO_CTRL_RING,
 				       o->socket_id, RING_F_SC_DEQ);
 	if (t->rx_pool == NULL || t->tx_pool == NULL || t->ctrl == NULL)
 		return -ENOMEM; /* the caller names what to reserve */
 	for (c = 0; c < RSH_TMFIFO_NCHAN; c++) {
 		if (!open[c])
 			continue;
-		t->ch[c].tx = rsh_tmf_ring(id, sfx[c][0], o);
-		t->ch[c].rx = rsh_tmf_ring(id, sfx[c][1], o);
+		t->ch[c].tx = rsh_tmfifo_ring(id, sfx[c][0], o);
+		t->ch[c].rx = rsh_tmfifo_ring(id, sfx[c][1], o);
 		if (t->ch[c].tx == NULL || t->ch[c].rx == NULL)
 			return -ENOMEM;
 		t->ch[c].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -134,7 +134,7 @@ rsh_tmf_create(struct rsh_tmfifo *t, const struct rsh_tmfifo_opts *o)
 
 /* Check attach options and the device state. */
 static int
-rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
+rsh_tmfifo_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 {
 	if (!o->console && !o->net) {
 		rsh_err_set("%s: tmfifo attach with no channel", dev->name);
@@ -155,7 +155,7 @@ rsh_tmf_check(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 }
 
 /* The attach: the channels to publish, and whether to sync first. */
-struct rsh_tmf_attach_cmd {
+struct rsh_tmfifo_attach_cmd {
 	struct rsh_cmd c;
 	struct rsh_tmfifo *t;
 	bool no_sync;
@@ -163,9 +163,9 @@ struct rsh_tmf_attach_cmd {
 
 /* Command step: sync the HTT stream and publish the channels. */
 static int
-rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
+rsh_tmfifo_attach_step(struct rsh_cmd *c, uint64_t now)
 {
-	struct rsh_tmf_attach_cmd *a = container_of(c, struct rsh_tmf_attach_cmd, c);
+	struct rsh_tmfifo_attach_cmd *a = container_of(c, struct rsh_tmfifo_attach_cmd, c);
 	struct rsh_tmfifo *t = a->t;
 	int rc;
 
@@ -177,7 +177,7 @@ rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 	if (rsh_dev_boot_state(c->dev)->opening ||
 	    __atomic_load_n(&rsh_dev_boot_state(c->dev)->push, __ATOMIC_ACQUIRE) != NULL)
 		t->was_booting = true; /* synced when the push ends */
-	rc = a->no_sync || t->was_booting ? 0 : rsh_tmf_sync_fill(t);
+	rc = a->no_sync || t->was_booting ? 0 : rsh_tmfifo_sync_fill(t);
 	if (rc != 0) {
 		rsh_err_set("%s: TM FIFO status unreadable (%s)", c->dev->name,
 			    rc == -ENODEV ? "device gone" : "device in reset");
@@ -188,15 +188,15 @@ rsh_tmf_attach_step(struct rsh_cmd *c, uint64_t now)
 	return rsh_cmd_finish(c, 0);
 }
 
-static const struct rsh_cmd_type rsh_tmf_attach_type = {
-	.name = "tmfifo attach", .step = rsh_tmf_attach_step, .run_ms = 1000,
+static const struct rsh_cmd_type rsh_tmfifo_attach_type = {
+	.name = "tmfifo attach", .step = rsh_tmfifo_attach_step, .run_ms = 1000,
 };
 
 /* Create the channels and sync the HTT stream, see rsh_tmfifo_api.h. */
 int
 rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 {
-	struct rsh_tmf_attach_cmd a = { .no_sync = false };
+	struct rsh_tmfifo_attach_cmd a = { .no_sync = false };
 	struct rsh_tmfifo_opts def;
 	struct rsh_tmfifo *t;
 	int rc;
@@ -205,7 +205,7 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 		rsh_tmfifo_opts_default(&def);
 		o = &def;
 	}
-	rc = rsh_tmf_check(dev, o);
+	rc = rsh_tmfifo_check(dev, o);
 	if (rc != 0)
 		return rc;
 	/* Dropped: hands off; secure NIC mode refuses the console (§6.6). */
@@ -219,22 +219,22 @@ rsh_tmfifo_attach(struct rsh_dev *dev, const struct rsh_tmfifo_opts *o)
 		goto fail;
 	}
 	t->dev = dev;
-	t->tx.ch = RSH_TMF_DST_DROP;
+	t->tx.ch = RSH_TMFIFO_DST_DROP;
 	for (unsigned int c = 0; c < RSH_TMFIFO_NCHAN; c++)
 		t->ch[c].efd = -1;
-	rc = rsh_tmf_create(t, o);
+	rc = rsh_tmfifo_create(t, o);
 	if (rc != 0)
 		goto fail_free;
 	/* The poll lcore writes the sync words and starts serving t. */
 	a.t = t;
 	a.no_sync = o->no_sync;
-	rc = RSH_CMD_CALL(&rsh_tmf_attach_type, dev, &a, c);
+	rc = RSH_CMD_CALL(&rsh_tmfifo_attach_type, dev, &a, c);
 	/* Failed or abandoned (-ETIMEDOUT): the loop never published t. */
 	if (rc != 0)
 		goto fail_free;
 	return 0;
 fail_free:
-	rsh_tmf_free(t);
+	rsh_tmfifo_free(t);
 fail:
 	if (rc == -ENOMEM)
 		rsh_err_set("%s: out of DPDK memory for the tmfifo rings and mbuf pools (%u MiB for %u + %u mbufs); reserve more hugepages (e.g. dpdk-hugepages.py -p 2M -r 1G) or, without hugepages, give EAL more memory (-m)",
@@ -245,15 +245,15 @@ fail:
 
 /* Command step: the poll lcore lets go of the channels. */
 static int
-rsh_tmf_detach_step(struct rsh_cmd *c, uint64_t now)
+rsh_tmfifo_detach_step(struct rsh_cmd *c, uint64_t now)
 {
 	RTE_SET_USED(now);
 	__atomic_store_n(&rsh_dev_tmfifo_state(c->dev)->t, NULL, __ATOMIC_RELEASE);
 	return rsh_cmd_finish(c, 0);
 }
 
-static const struct rsh_cmd_type rsh_tmf_detach_type = {
-	.name = "tmfifo detach", .step = rsh_tmf_detach_step, .run_ms = 1000,
+static const struct rsh_cmd_type rsh_tmfifo_detach_type = {
+	.name = "tmfifo detach", .step = rsh_tmfifo_detach_step, .run_ms = 1000,
 };
 
 /* Free the channels, see rsh_tmfifo_api.h (also while the poller runs). */
@@ -266,16 +266,16 @@ rsh_tmfifo_detach(struct rsh_dev *dev)
 	if (t == NULL)
 		return;
 	/* Abandoned (a wedged loop): the loop may still serve t; keep it. */
-	if (rsh_cmd_call(&rsh_tmf_detach_type, dev, &c, &c, sizeof(c)) == -ETIMEDOUT) {
+	if (rsh_cmd_call(&rsh_tmfifo_detach_type, dev, &c, &c, sizeof(c)) == -ETIMEDOUT) {
 		RSH_DEV_LOG(ERR, dev, "%s; the channels are left to the poll loop", rsh_last_error());
 		return;
 	}
-	rsh_tmf_free(t);
+	rsh_tmfifo_free(t);
 }
 
 /* Command step: the device is back; drop, discard and resync. */
 static int
-rsh_tmf_resync_step(struct rsh_cmd *c, uint64_t now)
+rsh_tmfifo_resync_step(struct rsh_cmd *c, uint64_t now)
 {
 	struct rsh_tmfifo *t = rsh_dev_tmfifo_state(c->dev)->t;
 	int rc;
@@ -285,15 +285,15 @@ rsh_tmf_resync_step(struct rsh_cmd *c, uint64_t now)
 		rsh_err_set("%s: tmfifo channels not open", c->dev->name);
 		return rsh_cmd_finish(c, -ENOENT);
 	}
-	rc = rsh_tmf_revive(t);
+	rc = rsh_tmfifo_revive(t);
 	if (rc != 0)
 		rsh_err_set("%s: TM FIFO status still unreadable (%s); not resynchronised",
 			    c->dev->name, rc == -ENODEV ? "device gone" : "device in reset");
 	return rsh_cmd_finish(c, rc);
 }
 
-static const struct rsh_cmd_type rsh_tmf_resync_type = {
-	.name = "tmfifo resync", .step = rsh_tmf_resync_step, .run_ms = 1000,
+static const struct rsh_cmd_type rsh_tmfifo_resync_type = {
+	.name = "tmfifo resync", .step = rsh_tmfifo_resync_step, .run_ms = 1000,
 };
 
 /* The device is back after it was gone, see rsh_tmfifo_api.h. */
@@ -306,7 +306,7 @@ rsh_tmfifo_resync(struct rsh_dev *dev)
 		rsh_err_set("%s: tmfifo channels not open", dev->name);
 		return -ENOENT;
 	}
-	return rsh_cmd_call(&rsh_tmf_resync_type, dev, &c, &c, sizeof(c));
+	return rsh_cmd_call(&rsh_tmfifo_resync_type, dev, &c, &c, sizeof(c));
 }
 
 /* Health of the TM FIFO path, see rsh_tmfifo_api.h. */
@@ -317,7 +317,7 @@ rsh_tmfifo_status(struct rsh_dev *dev)
 
 	if (t == NULL)
 		return -ENOENT;
-	/* Pairs with the release store in rsh_tmf_sts_check(). */
+	/* Pairs with the release store in rsh_tmfifo_sts_check(). */
 	if (!__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE))
 		return 0;
 	rsh_err_set("%s: the TM FIFO reads all-ones: the device is gone (removed, reset or powered off); check lspci and the DPU power",
@@ -343,11 +343,11 @@ rsh_tmfifo_get_stats(struct rsh_dev *dev, enum rsh_tmfifo_chan ch,
 	if (rsh_dev_tmfifo_state(dev)->t == NULL)
 		return -ENOENT;
 	if (cst != NULL)
-		rsh_tmf_stats_copy((uint64_t *)cst,
+		rsh_tmfifo_stats_copy((uint64_t *)cst,
 				   (const uint64_t *)&rsh_dev_tmfifo_state(dev)->t->ch[ch].st,
 				   sizeof(*cst));
 	if (dst != NULL)
-		rsh_tmf_stats_copy((uint64_t *)dst,
+		rsh_tmfifo_stats_copy((uint64_t *)dst,
 				   (const uint64_t *)&rsh_dev_tmfifo_state(dev)->t->st, sizeof(*dst));
 	return 0;
 }

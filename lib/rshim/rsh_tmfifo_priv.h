@@ -22,26 +22,26 @@
 #include "rsh_tmfifo_proto.h"
 
 /* Words of the largest staged message: header + 2016-byte console chunk. */
-#define RSH_TMF_MSG_WORDS_MAX (1u + RSH_TMFIFO_CONSOLE_MSG_MAX / 8u)
+#define RSH_TMFIFO_MSG_WORDS_MAX (1u + RSH_TMFIFO_CONSOLE_MSG_MAX / 8u)
 /* Host TX budget with an empty FIFO, §4.1: 256 − 3. */
-#define RSH_TMF_CREDIT_MAX (RSH_TM_FIFO_SIZE - RSH_TM_FIFO_RESERVE)
+#define RSH_TMFIFO_CREDIT_MAX (RSH_TM_FIFO_SIZE - RSH_TM_FIFO_RESERVE)
 /* BlueField-1 takes at most 15 posted writes before a read of another
  * register (hardware-notes §1.9): each HOST_TO_TILE burst there is cut to
  * 15 words, and the STS read that gives the next credit is that read. */
-#define RSH_TMF_BF1_WRITE_RUN 15u
-#define RSH_TMF_DST_DROP (-1)
-#define RSH_TMF_CTRL_RING 64u
+#define RSH_TMFIFO_BF1_WRITE_RUN 15u
+#define RSH_TMFIFO_DST_DROP (-1)
+#define RSH_TMFIFO_CTRL_RING 64u
 /* While blocked (no credit, ring full) ask to be polled this soon ... */
-#define RSH_TMF_BLOCKED_SLEEP_NS 20000ull
+#define RSH_TMFIFO_BLOCKED_SLEEP_NS 20000ull
 /* ... for at most this long, then leave it to the idle back-off. */
-#define RSH_TMF_BLOCKED_FAST_MS 10ull
+#define RSH_TMFIFO_BLOCKED_FAST_MS 10ull
 /* All-ones STS reads for this long: the device is gone (§1.4). */
-#define RSH_TMF_GONE_MS 1000ull
+#define RSH_TMFIFO_GONE_MS 1000ull
 /* A message stuck mid-way this long is finished with zero words, the
  * peer's own Tx-timeout rule (hardware-notes §D3.6). */
-#define RSH_TMF_TX_STUCK_MS 2000ull
+#define RSH_TMFIFO_TX_STUCK_MS 2000ull
 
-_Static_assert(RSH_TMF_MSG_WORDS_MAX <= RSH_TMF_CREDIT_MAX,
+_Static_assert(RSH_TMFIFO_MSG_WORDS_MAX <= RSH_TMFIFO_CREDIT_MAX,
 	       "a console chunk fits one empty-FIFO credit");
 _Static_assert(RSH_TMFIFO_CONSOLE_MSG_MAX % 8 == 0, "whole words");
 
@@ -61,11 +61,11 @@ rsh_ring_count(const struct rte_ring *r)
 }
 
 /* Single-writer counter update (poll lcore or one user thread). */
-#define RSH_TMF_ADD(f, n) \
+#define RSH_TMFIFO_ADD(f, n) \
 	__atomic_store_n(&(f), (f) + (uint64_t)(n), __ATOMIC_RELAXED)
 
 /* One channel: its rings and counters. */
-struct rsh_tmf_chan {
+struct rsh_tmfifo_chan_state {
 	struct rte_ring *tx;   /* user → poll lcore */
 	struct rte_ring *rx;   /* poll lcore → user */
 	struct rsh_tmfifo_chan_stats st;
@@ -80,11 +80,11 @@ struct rsh_tmf_chan {
 };
 
 /* TX mux state, poll lcore. */
-struct rsh_tmf_tx {
-	uint64_t msg[RSH_TMF_MSG_WORDS_MAX]; /* the message being written */
+struct rsh_tmfifo_tx {
+	uint64_t msg[RSH_TMFIFO_MSG_WORDS_MAX]; /* the message being written */
 	unsigned int len;       /* its words */
 	unsigned int pos;       /* words already in the FIFO */
-	int ch;                 /* its channel, RSH_TMF_DST_DROP for control */
+	int ch;                 /* its channel, RSH_TMFIFO_DST_DROP for control */
 	unsigned int bytes;     /* its payload bytes */
 	unsigned int next_ch;   /* round-robin start at the next boundary */
 	uint64_t stuck_since;   /* TSC: mid-message with no credit; 0 = not */
@@ -93,39 +93,39 @@ struct rsh_tmf_tx {
 };
 
 /* RX demux state, poll lcore. */
-struct rsh_tmf_rx {
+struct rsh_tmfifo_rx {
 	uint64_t w[RSH_TM_FIFO_SIZE]; /* popped, not yet parsed */
 	unsigned int n;         /* words in w[] */
 	unsigned int pos;       /* next word to parse */
 	unsigned int left_words;/* payload words left of the message */
 	unsigned int left_bytes;
-	int dst;                /* channel, or RSH_TMF_DST_DROP (draining) */
+	int dst;                /* channel, or RSH_TMFIFO_DST_DROP (draining) */
 	struct rte_mbuf *m;     /* being filled */
 	struct rte_mbuf *hold;  /* complete, waiting for ring space */
 	int hold_ch;
 };
 
 /* Peer control values: written by the poll lcore under a seqcount. */
-struct rsh_tmf_peer {
+struct rsh_tmfifo_peer_state {
 	uint32_t seq;           /* odd while the poll lcore writes */
 	struct rsh_tmfifo_peer v;
 };
 
 struct rsh_tmfifo {
 	struct rsh_dev *dev;
-	struct rsh_tmf_chan ch[RSH_TMFIFO_NCHAN];
+	struct rsh_tmfifo_chan_state ch[RSH_TMFIFO_NCHAN];
 	struct rte_mempool *rx_pool;  /* poll lcore allocates, users free */
 	struct rte_mempool *tx_pool;  /* users allocate, poll lcore frees */
 	struct rte_ring *ctrl;        /* control words, MP enqueue, SC */
-	struct rsh_tmf_tx tx;         /* poll lcore */
-	struct rsh_tmf_rx rx;         /* poll lcore */
+	struct rsh_tmfifo_tx tx;         /* poll lcore */
+	struct rsh_tmfifo_rx rx;         /* poll lcore */
 	bool was_booting;             /* poll lcore */
 	bool booting;                 /* poll lcore: net RX is dropped */
 	uint64_t unreach_since;       /* poll lcore, TSC: STS reads bad */
 	bool resync;                  /* poll lcore: the ARM came back */
 	uint32_t gone;                /* poll lcore (release): all-ones */
 	uint64_t blocked_since;       /* poll lcore, TSC; 0 = not blocked */
-	struct rsh_tmf_peer peer;
+	struct rsh_tmfifo_peer_state peer;
 	struct rsh_tmfifo_stats st;   /* poll lcore (attach: control path) */
 	struct rte_mbuf *con_rd;      /* user (console reader) */
 	uint32_t con_rd_off;          /* user (console reader) */
@@ -162,10 +162,10 @@ unsigned int rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_
 
 /* Fill every free HTT slot with zero-length sync words (§4.10); poll
  * lcore only (the data path's resync and the attach command step). */
-int rsh_tmf_sync_fill(struct rsh_tmfifo *t);
+int rsh_tmfifo_sync_fill(struct rsh_tmfifo *t);
 
 /* The device is back after it was gone: drop, discard, resync; 0 or the
  * errno of a bad STS read. Poll lcore only (the resync command step). */
-int rsh_tmf_revive(struct rsh_tmfifo *t);
+int rsh_tmfifo_revive(struct rsh_tmfifo *t);
 
 #endif /* RSH_TMFIFO_PRIV_H */

@@ -111,9 +111,9 @@ rsh_t_hsend_msg(struct rsh_t_arm *t, uint8_t type, const void *p, uint16_t len)
 {
 	uint64_t w[RSH_TM_FIFO_SIZE];
 
-	w[0] = rsh_tmf_hdr_encode(type, len, NULL);
-	rsh_tmf_pack(&w[1], p, len);
-	rsh_t_hsend(t, w, rsh_tmf_msg_words(len));
+	w[0] = rsh_tmfifo_hdr_encode(type, len, NULL);
+	rsh_tmfifo_pack(&w[1], p, len);
+	rsh_t_hsend(t, w, rsh_tmfifo_msg_words(len));
 }
 
 /* Decode one TILE_TO_HOST word; unknown types with a length are drained
@@ -128,8 +128,8 @@ rsh_t_decode(struct rsh_t_arm *t, uint64_t w)
 	if (!t->in_msg) {
 		memset(c, 0, sizeof(*c));
 		c->hdr = w;
-		c->type = rsh_tmf_hdr_type(w);
-		c->len = rsh_tmf_hdr_len(w);
+		c->type = rsh_tmfifo_hdr_type(w);
+		c->len = rsh_tmfifo_hdr_len(w);
 		t->cur_words = (c->len + 7) / 8;
 		t->cur_got = 0;
 		t->in_msg = c->len > 0;
@@ -202,7 +202,7 @@ rsh_t_console(struct rsh_t_arm *t, char *out, size_t cap)
 	unsigned int i;
 
 	for (i = 0; i < t->n; i++) {
-		if (t->m[i].type != RSH_TMF_TYPE_CONSOLE)
+		if (t->m[i].type != RSH_TMFIFO_TYPE_CONSOLE)
 			continue;
 		if (o + t->m[i].len >= cap)
 			break;
@@ -249,7 +249,7 @@ rsh_t_arp_replies(struct rsh_t_arm *t)
 	for (i = 0; i < t->n; i++) {
 		const uint8_t *f = t->m[i].data;
 
-		if (t->m[i].type == RSH_TMF_TYPE_NET && t->m[i].len >= 42 &&
+		if (t->m[i].type == RSH_TMFIFO_TYPE_NET && t->m[i].len >= 42 &&
 		    f[12] == 0x08 && f[13] == 0x06 && f[21] == 2 &&
 		    memcmp(f, rsh_test_host_mac, 6) == 0 &&
 		    memcmp(f + 22, rsh_test_peer_mac, 6) == 0 &&
@@ -276,10 +276,10 @@ rsh_t_check_headers(struct rsh_t_arm *t)
 
 		if (t->m[i].len == 0)
 			continue;
-		assert_true(t->m[i].type == RSH_TMF_TYPE_NET ||
-			    t->m[i].type == RSH_TMF_TYPE_CONSOLE);
+		assert_true(t->m[i].type == RSH_TMFIFO_TYPE_NET ||
+			    t->m[i].type == RSH_TMFIFO_TYPE_CONSOLE);
 		assert_int_equal((h >> 24) & 0xFFFFFFFFull, 0);
-		assert_true(rsh_tmf_hdr_csum_ok(h));
+		assert_true(rsh_tmfifo_hdr_csum_ok(h));
 	}
 	assert_true(t->pad_ok);
 	assert_false(t->in_msg);

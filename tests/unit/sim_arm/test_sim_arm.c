@@ -33,7 +33,7 @@ test_console(void **state)
 	rsh_t_open(&t, "sim:bf3,booted=1");
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has,
 			  "rshim-pmd emulated BlueField-3 (sim:bf3)", 2000));
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	if (!rsh_t_hwait(&t, rsh_t_pred_console_answer, "marker-4711\r", 5000)) {
 		static char s[65536];
 
@@ -67,7 +67,7 @@ test_net_arp(void **state)
 
 	(void)state;
 	rsh_t_open(&t, "sim:bf2,booted=1");
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
 	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
 	assert_int_equal(rsh_t_astats(&t).rx_net_bytes, 60);
@@ -89,19 +89,19 @@ test_sync_and_split(void **state)
 	(void)state;
 	rsh_t_open(&t, "sim:bf3,booted=1");
 	for (i = 0; i < 10; i++)
-		w[i] = RSH_TMF_SYNC_WORD;
+		w[i] = RSH_TMFIFO_SYNC_WORD;
 	for (; i < 15; i++)
 		w[i] = 0;
-	w[15] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, 0, NULL);
+	w[15] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CONSOLE, 0, NULL);
 	rsh_t_hsend(&t, w, 16);
 	rsh_t_hpoll(&t);
-	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, (uint16_t)strlen(in), NULL);
-	rsh_tmf_pack(&w[1], in, strlen(in));
+	w[0] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CONSOLE, (uint16_t)strlen(in), NULL);
+	rsh_tmfifo_pack(&w[1], in, strlen(in));
 	rsh_t_hsend(&t, w, 2);      /* header + first word ... */
 	rsh_t_hpoll(&t);
 	rsh_t_hsend(&t, w + 2, 4);  /* ... the rest later */
 	rsh_test_arp_req(f);
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, 60);
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, 60);
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_answer,
 			  "split-line-abcdefghijklmnop\r", 5000));
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
@@ -122,10 +122,10 @@ test_oversize_rx(void **state)
 
 	(void)state;
 	rsh_t_open(&t, "sim:bf3,booted=1");
-	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, 1600, NULL);
+	w[0] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_NET, 1600, NULL);
 	memset(&w[1], 0x01, 200 * 8); /* would look like headers if parsed */
 	rsh_t_hsend(&t, w, 201);
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
 	assert_int_equal(rsh_t_astats(&t).rx_drop_oversize, 1);
 	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
@@ -143,7 +143,7 @@ rsh_t_icmp_replies(struct rsh_t_arm *t)
 	for (i = 0; i < t->n; i++) {
 		const uint8_t *f = t->m[i].data;
 
-		if (t->m[i].type == RSH_TMF_TYPE_NET && t->m[i].len >= 42 &&
+		if (t->m[i].type == RSH_TMFIFO_TYPE_NET && t->m[i].len >= 42 &&
 		    f[12] == 0x08 && f[13] == 0x00 && f[23] == 1 &&
 		    f[34] == 0 && memcmp(f + 26, rsh_test_peer_ip, 4) == 0)
 			n++;
@@ -174,7 +174,7 @@ rsh_t_htt_drained_ms(struct rsh_t_arm *t, unsigned int ms)
 static void
 rsh_t_hsend_frame_wait(struct rsh_t_arm *t, const uint8_t *f, size_t len)
 {
-	rsh_t_hsend_msg(t, RSH_TMF_TYPE_NET, f, (uint16_t)len);
+	rsh_t_hsend_msg(t, RSH_TMFIFO_TYPE_NET, f, (uint16_t)len);
 	rsh_t_htt_drained_ms(t, 500);
 }
 
@@ -203,7 +203,7 @@ test_tx_reserve(void **state)
 		rsh_t_step();
 	}
 	assert_int_equal(c, RSH_TM_FIFO_SIZE - 16); /* it did fill up */
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	for (i = 0; c <= RSH_TM_FIFO_SIZE - 16 && i < 20000; i++) {
 		c = (unsigned int)rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS);
 		rsh_t_step();
@@ -231,15 +231,15 @@ test_tx_faults(void **state)
 	if (rsh_t_netns)
 		skip(); /* message numbers depend on the shell's output */
 	rsh_t_open(&t, "sim:bf3,booted=1,corrupt@2,oversize@3");
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "rshim-pmd emulated", 2000));
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &one, 3000));
 	assert_true(t.n >= 4);
 	assert_int_equal(t.m[1].type, 0x5A);
 	assert_true(t.m[1].len > 0);
-	assert_false(rsh_tmf_hdr_csum_ok(t.m[1].hdr));
-	assert_int_equal(t.m[2].type, RSH_TMF_TYPE_NET);
+	assert_false(rsh_tmfifo_hdr_csum_ok(t.m[1].hdr));
+	assert_int_equal(t.m[2].type, RSH_TMFIFO_TYPE_NET);
 	assert_int_equal(t.m[2].len, 1600);
 	st = rsh_t_astats(&t);
 	assert_int_equal(st.fault_corrupt, 1);
@@ -263,9 +263,9 @@ test_arm_stall(void **state)
 	rsh_t_open(&t, "sim:bf3,booted=1,armstall=60ms@1");
 	rsh_t_hpoll(&t);
 	t0 = rsh_now();
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	rsh_t_hpoll(&t);
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
 	/* 59 ms in: the ARP request still sits in HOST_TO_TILE. */
 	for (unsigned int ms = 0; ms < 59; ms++) {
 		assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 9);
@@ -295,31 +295,31 @@ test_ctrl(void **state)
 	if (rsh_t_netns)
 		skip(); /* the same with any peer; shell output would interleave */
 	rsh_t_open(&t, "sim:bf3,booted=1,ctrl=reply");
-	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+	w[0] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CTRL_REQ, 0, NULL);
 	rsh_t_hsend(&t, w, 1);
 	rsh_t_hpoll(&t);
 	rsh_t_hpoll(&t);
 	for (i = 0; i < t.n; i++)
 		if (t.m[i].len == 0) {
-			assert_true(rsh_tmf_hdr_csum_ok(t.m[i].hdr));
+			assert_true(rsh_tmfifo_hdr_csum_ok(t.m[i].hdr));
 			k++;
 		}
 	assert_int_equal(k, 4);
-	assert_int_equal(t.m[t.n - 1].type, RSH_TMF_TYPE_PXE_ID);
-	w[0] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac2);
-	w[1] = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac2);
-	w[2] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+	assert_int_equal(t.m[t.n - 1].type, RSH_TMFIFO_TYPE_PXE_ID);
+	w[0] = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, mac2);
+	w[1] = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, mac2);
+	w[2] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CTRL_REQ, 0, NULL);
 	rsh_t_hsend(&t, w, 3);
 	rsh_t_hpoll(&t);
 	rsh_t_hpoll(&t);
-	assert_int_equal(t.m[t.n - 4].hdr, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac2));
-	assert_int_equal(t.m[t.n - 3].hdr, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac2));
+	assert_int_equal(t.m[t.n - 4].hdr, rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, mac2));
+	assert_int_equal(t.m[t.n - 3].hdr, rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, mac2));
 	assert_int_equal(rsh_t_astats(&t).rx_ctrl_msgs, 4);
 	assert_int_equal(rsh_t_astats(&t).tx_ctrl_msgs, 8);
 	assert_int_equal(rsh_t_astats(&t).rx_sync_words, 0);
 	rsh_t_close(&t);
 	rsh_t_open(&t, "sim:bf3,booted=1");
-	w[0] = rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL);
+	w[0] = rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CTRL_REQ, 0, NULL);
 	rsh_t_hsend(&t, w, 1);
 	rsh_t_hpoll(&t);
 	rsh_t_hpoll(&t);
@@ -346,11 +346,11 @@ test_mtu_boundary(void **state)
 	(void)state;
 	rsh_t_open(&t, "sim:bf3,booted=1");
 	memset(f, 0x5A, sizeof(f));
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, 1518);
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, 1518);
 	rsh_t_htt_drained(&t);
 	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
 	assert_int_equal(rsh_t_astats(&t).rx_drop_oversize, 0);
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, 1519);
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, 1519);
 	rsh_t_htt_drained(&t);
 	assert_int_equal(rsh_t_astats(&t).rx_net_frames, 1);
 	assert_int_equal(rsh_t_astats(&t).rx_drop_oversize, 1);
@@ -376,7 +376,7 @@ test_tx_timeout_padding(void **state)
 	rsh_t_rd(&t, RSH_TM_TILE_TO_HOST_STS); /* ARM up */
 	for (b = 0; b < 3; b++) { /* 27 requests, 9 words each */
 		for (i = 0; i < 9; i++)
-			rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f,
+			rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f,
 					(uint16_t)rsh_test_arp_req(f));
 		rsh_t_htt_drained(&t);
 	}
@@ -396,7 +396,7 @@ test_tx_timeout_padding(void **state)
 	assert_in_range(rsh_t_astats(&t).tx_pad_words, 1, 8);
 	before = rsh_t_arp_replies(&t);
 	assert_true(before >= 24);
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_NET, f, (uint16_t)rsh_test_arp_req(f));
 	want = before + 1;
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_arp_replies, &want, 3000));
 	rsh_t_close(&t);
@@ -443,8 +443,8 @@ test_uefi_ring(void **state)
 	t.be->ops->write_fifo(t.be, t.map.off[RSH_BOOT_FIFO_DATA],
 			      (const uint64_t *)bfb, (unsigned int)len / 8);
 	t0 = rsh_now();
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, con, 1000);
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, con, 100);
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, con, 1000);
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, con, 100);
 	assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 1 + 13);
 	assert_int_equal(rsh_t_astats(&t).rx_uefi_con_bytes, 1000);
 	assert_true(rsh_t_astats(&t).rx_uefi_con_full > 0);
@@ -478,7 +478,7 @@ test_boot_coupling(void **state)
 	assert_true(len <= sizeof(bfb));
 	assert_int_equal(rsh_bfb_write(im, 3, bfb, len), (long)len);
 	rsh_t_open(&t, "sim:bf3,resetwin=1ms");
-	w[0] = RSH_TMF_SYNC_WORD;
+	w[0] = RSH_TMFIFO_SYNC_WORD;
 	rsh_t_hsend(&t, w, 1);
 	assert_int_equal(rsh_t_rd(&t, RSH_TM_HOST_TO_TILE_STS), 1); /* not read */
 	assert_int_equal(rsh_t_hpoll(&t), 0);
@@ -519,7 +519,7 @@ test_idle_reads(void **state)
 	if (!rsh_t_netns)
 		skip(); /* the responder is not a descriptor */
 	rsh_t_open(&t, "sim:bf3,booted=1");
-	rsh_t_hsend_msg(&t, RSH_TMF_TYPE_CONSOLE, in, (uint16_t)strlen(in));
+	rsh_t_hsend_msg(&t, RSH_TMFIFO_TYPE_CONSOLE, in, (uint16_t)strlen(in));
 	assert_true(rsh_t_hwait(&t, rsh_t_pred_console_has, "idle-mark\r\ndpu# ", 10000));
 	before = rsh_t_astats(&t).peer_syscalls;
 	for (polls = 0; polls < 2000; polls++) {

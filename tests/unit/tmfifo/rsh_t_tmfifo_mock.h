@@ -198,7 +198,7 @@ rsh_t_arm_send(struct rsh_t_ctx *c, uint64_t hdr, const void *p, size_t len)
 	uint64_t w[8192];
 	size_t i, nw = (len + 7) / 8;
 
-	rsh_tmf_pack(w, p, len);
+	rsh_tmfifo_pack(w, p, len);
 	rsh_t_push(&c->m.tth, hdr);
 	for (i = 0; i < nw; i++)
 		rsh_t_push(&c->m.tth, w[i]);

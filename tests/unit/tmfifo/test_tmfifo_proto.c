@@ -28,48 +28,48 @@ test_golden_vectors(void **state)
 	uint64_t m1, m2;
 
 	RTE_SET_USED(state);
-	assert_true(rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, 0, NULL) ==
+	assert_true(rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_NET, 0, NULL) ==
 		    0xFF00000000000001ull);
-	assert_true(RSH_TMF_SYNC_WORD == 0xFF00000000000001ull);
-	assert_true(rsh_tmf_hdr_encode(RSH_TMF_TYPE_CONSOLE, 5, NULL) ==
+	assert_true(RSH_TMFIFO_SYNC_WORD == 0xFF00000000000001ull);
+	assert_true(rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CONSOLE, 5, NULL) ==
 		    0xF800000000050003ull);
-	assert_true(rsh_tmf_hdr_encode(RSH_TMF_TYPE_CTRL_REQ, 0, NULL) ==
+	assert_true(rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_CTRL_REQ, 0, NULL) ==
 		    0x03000000000000FDull);
-	assert_true(rsh_tmf_hdr_encode(RSH_TMF_TYPE_NET, 60, NULL) ==
+	assert_true(rsh_tmfifo_hdr_encode(RSH_TMFIFO_TYPE_NET, 60, NULL) ==
 		    0xC3000000003C0001ull);
 	/* decode, big-endian length */
-	assert_int_equal(rsh_tmf_hdr_len(0xC3000000003C0001ull), 60);
-	assert_int_equal(rsh_tmf_hdr_len(rsh_tmf_hdr_encode(1, 0x1234, NULL)),
+	assert_int_equal(rsh_tmfifo_hdr_len(0xC3000000003C0001ull), 60);
+	assert_int_equal(rsh_tmfifo_hdr_len(rsh_tmfifo_hdr_encode(1, 0x1234, NULL)),
 			 0x1234);
-	assert_int_equal(rsh_tmf_hdr_encode(1, 0x1234, NULL) & 0xFFFFFF, 0x341201);
-	assert_int_equal(rsh_tmf_hdr_type(0xF800000000050003ull), 3);
+	assert_int_equal(rsh_tmfifo_hdr_encode(1, 0x1234, NULL) & 0xFFFFFF, 0x341201);
+	assert_int_equal(rsh_tmfifo_hdr_type(0xF800000000050003ull), 3);
 	/* checksum rule: 0 = unchecked, else sum 0 */
-	assert_true(rsh_tmf_hdr_csum_ok(0x0000000000050003ull));
-	assert_true(rsh_tmf_hdr_csum_ok(0xF800000000050003ull));
-	assert_false(rsh_tmf_hdr_csum_ok(0xF700000000050003ull));
+	assert_true(rsh_tmfifo_hdr_csum_ok(0x0000000000050003ull));
+	assert_true(rsh_tmfifo_hdr_csum_ok(0xF800000000050003ull));
+	assert_false(rsh_tmfifo_hdr_csum_ok(0xF700000000050003ull));
 	/* control words */
-	m1 = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac);
-	m2 = rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac);
+	m1 = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, mac);
+	m2 = rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, mac);
 	assert_true((m1 & 0x00FFFFFFFFFFFFFFull) == 0x0000CA1A000000FEull);
 	assert_true((m2 & 0x00FFFFFFFFFFFFFFull) == 0x000001FFFF0000FFull);
-	assert_int_equal(rsh_tmf_byte_sum(m1), 0);
-	assert_int_equal(rsh_tmf_byte_sum(m2), 0);
-	assert_int_equal(rsh_tmf_hdr_be16(rsh_tmf_ctrl_vlan(0x123, 0xABC), 2),
+	assert_int_equal(rsh_tmfifo_byte_sum(m1), 0);
+	assert_int_equal(rsh_tmfifo_byte_sum(m2), 0);
+	assert_int_equal(rsh_tmfifo_hdr_be16(rsh_tmfifo_ctrl_vlan(0x123, 0xABC), 2),
 			 0xABC);
-	assert_int_equal(rsh_tmf_hdr_be32(rsh_tmf_ctrl_pxe(0xDEADBEEF)),
+	assert_int_equal(rsh_tmfifo_hdr_be32(rsh_tmfifo_ctrl_pxe(0xDEADBEEF)),
 			 0xDEADBEEF);
-	assert_true((rsh_tmf_ctrl_pxe(0x01020304) & 0x00FFFFFFFF000000ull) ==
+	assert_true((rsh_tmfifo_ctrl_pxe(0x01020304) & 0x00FFFFFFFF000000ull) ==
 		    0x0004030201000000ull);
 	/* payload: little-endian, zero padded */
-	rsh_tmf_pack(w, bytes, 10);
+	rsh_tmfifo_pack(w, bytes, 10);
 	assert_true(w[0] == 0x61202c6f6c6c6568ull);
 	assert_true(w[1] == 0x0000000000006d72ull);
 	memset(out, 0xAA, sizeof(out));
-	rsh_tmf_unpack(out, w, 10);
+	rsh_tmfifo_unpack(out, w, 10);
 	assert_memory_equal(out, bytes, 10);
-	assert_int_equal(rsh_tmf_msg_words(0), 1);
-	assert_int_equal(rsh_tmf_msg_words(1), 2);
-	assert_int_equal(rsh_tmf_msg_words(1536), 193);
+	assert_int_equal(rsh_tmfifo_msg_words(0), 1);
+	assert_int_equal(rsh_tmfifo_msg_words(1), 2);
+	assert_int_equal(rsh_tmfifo_msg_words(1536), 193);
 }
 
 int

@@ -69,10 +69,10 @@ test_rx_demux(void **state)
 	rsh_t_attach(c, 64, false);
 	for (i = 0; i < sizeof(f); i++)
 		f[i] = (uint8_t)(5 + i);
-	rsh_t_arm_send(c, RSH_TMF_SYNC_WORD, NULL, 0);
+	rsh_t_arm_send(c, RSH_TMFIFO_SYNC_WORD, NULL, 0);
 	rsh_t_arm_send(c, 0, NULL, 0); /* ARM Tx-timeout zero word */
 	rsh_t_arm_send(c, 0x0000000000050003ull, "hello", 5); /* byte 7 = 0 */
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 60, NULL), f, 60);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 60, NULL), f, 60);
 	assert_int_equal(rsh_t_poll(c), 1 + 1 + 2 + 9);
 	assert_int_equal(c->m.read_calls, 1);
 	assert_int_equal(c->m.tth_sts_reads, 1);
@@ -80,8 +80,8 @@ test_rx_demux(void **state)
 	for (i = 0; i < 193; i += 50) {
 		uint64_t w[200];
 
-		w[0] = rsh_tmf_hdr_encode(1, 1536, NULL);
-		rsh_tmf_pack(&w[1], f, 1536);
+		w[0] = rsh_tmfifo_hdr_encode(1, 1536, NULL);
+		rsh_tmfifo_pack(&w[1], f, 1536);
 		for (n = i; n < RTE_MIN(i + 50, 193u); n++)
 			rsh_t_push(&c->m.tth, w[n]);
 		reads = c->m.tth_sts_reads;
@@ -126,7 +126,7 @@ test_rx_console_during_boot(void **state)
 		f[i] = (uint8_t)i;
 	rsh_dev_boot_state(&c->dev)->push = (struct rsh_boot *)(uintptr_t)0x1;
 	rsh_t_arm_send(c, 0x0000000000050003ull, "UEFI ", 5);
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 100, NULL), f, 100);
 	rsh_t_arm_send(c, 0x0000000000040003ull, "boot", 4);
 	rsh_t_poll(c);
 	assert_int_equal(c->m.tth.cnt, 0);
@@ -143,7 +143,7 @@ test_rx_console_during_boot(void **state)
 	/* After the push network frames flow again. */
 	rsh_dev_boot_state(&c->dev)->push = NULL;
 	rsh_t_poll(c);
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 100, NULL), f, 100);
 	assert_int_equal(rsh_t_rx_frames(c, m, 4, 20), 1);
 	rsh_t_check_frame(m[0], 0, 100);
 }
@@ -208,7 +208,7 @@ test_rx_arm_reset_and_gone(void **state)
 
 	rsh_t_attach(c, 64, false);
 	/* Half a frame, then the ARM resets. */
-	rsh_t_push(&c->m.tth, rsh_tmf_hdr_encode(1, 100, NULL));
+	rsh_t_push(&c->m.tth, rsh_tmfifo_hdr_encode(1, 100, NULL));
 	rsh_t_push(&c->m.tth, 0x1111);
 	rsh_t_poll(c);
 	c->m.sts_bad = RSH_BAD_ACCESS1;
@@ -223,7 +223,7 @@ test_rx_arm_reset_and_gone(void **state)
 	assert_true(st.tx_sync_words > 0);
 	assert_int_equal(rsh_tmfifo_status(&c->dev), 0);
 	/* A whole frame after the reset is delivered intact. */
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 100, NULL), f, 100);
 	rsh_t_poll(c);
 	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
 	assert_int_equal(ns.rx_mbufs, 1);
@@ -260,7 +260,7 @@ test_gone_then_resync(void **state)
 	unsigned int writes, sync, i;
 
 	rsh_t_attach(c, 64, false);
-	rsh_t_push(&c->m.tth, rsh_tmf_hdr_encode(1, 100, NULL)); /* half a frame */
+	rsh_t_push(&c->m.tth, rsh_tmfifo_hdr_encode(1, 100, NULL)); /* half a frame */
 	rsh_t_push(&c->m.tth, 0x2222);
 	rsh_t_poll(c);
 	c->m.sts_bad = RSH_ALL_ONES;
@@ -297,13 +297,13 @@ test_gone_then_resync(void **state)
 	rsh_t_poll(c);
 	rsh_t_arm_drain(c, RSH_T_FIFO);
 	assert_int_equal(c->m.log_n, 2);
-	assert_int_equal(rsh_tmf_hdr_len(c->m.log[0]), 4);
+	assert_int_equal(rsh_tmfifo_hdr_len(c->m.log[0]), 4);
 	rsh_t_poll(c);
 	rsh_t_arm_drain(c, RSH_T_FIFO);
 	assert_int_equal(c->m.log_n, 2);
 	/* DPU to host: a frame and console bytes are delivered. */
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(3, 2, NULL), "ok", 2);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(3, 2, NULL), "ok", 2);
 	rsh_t_poll(c);
 	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
 	assert_int_equal(ns.rx_mbufs, 1);
@@ -328,10 +328,10 @@ test_rx_resync(void **state)
 	rsh_t_attach(c, 64, false);
 	for (i = 0; i < sizeof(f); i++)
 		f[i] = (uint8_t)(7 + i);
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 64, NULL), f, 64);
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(0x42, 20, NULL), f, 20); /* unknown */
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 1600, NULL), f, 1600); /* oversize */
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 64, NULL), f, 64);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(0x42, 20, NULL), f, 20); /* unknown */
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 1600, NULL), f, 1600); /* oversize */
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 100, NULL), f, 100);
 	assert_int_equal(c->m.tth.dropped, 0);
 	assert_int_equal(rsh_t_rx_frames(c, m, 4, 30), 2);
 	rsh_t_check_frame(m[0], 7, 64);
@@ -341,7 +341,7 @@ test_rx_resync(void **state)
 	assert_int_equal(st.rx_drop_unknown_bytes, 20);
 	assert_int_equal(ns.rx_drop_oversize, 1);
 	assert_int_equal(ns.rx_drop_bytes, 1600);
-	rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 100, NULL), f, 100);
+	rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 100, NULL), f, 100);
 	assert_int_equal(rsh_t_rx_frames(c, m, 4, 30), 1);
 	rsh_t_check_frame(m[0], 7, 100);
 }
@@ -365,7 +365,7 @@ test_rx_backpressure_net(void **state)
 	for (sent = 0; sent < 16; sent++) { /* 16 x 16 words = 256 */
 		for (i = 0; i < sizeof(f); i++)
 			f[i] = (uint8_t)(sent + i);
-		rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 120, NULL), f, 120);
+		rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 120, NULL), f, 120);
 	}
 	assert_int_equal(c->m.tth.dropped, 0);
 	for (i = 0; i < 20; i++)
@@ -382,7 +382,7 @@ test_rx_backpressure_net(void **state)
 	for (; sent < 40 && c->m.tth.cnt + 16 <= RSH_T_FIFO; sent++) {
 		for (i = 0; i < sizeof(f); i++)
 			f[i] = (uint8_t)(sent + i);
-		rsh_t_arm_send(c, rsh_tmf_hdr_encode(1, 120, NULL), f, 120);
+		rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(1, 120, NULL), f, 120);
 	}
 	rsh_t_poll(c);
 	assert_true(c->m.tth.cnt >= 240);
@@ -419,7 +419,7 @@ test_rx_backpressure_console(void **state)
 		/* the ARM writes console chunks as space allows (≤ 255−count) */
 		if (s < sizeof(sent) && c->m.tth.cnt < 200) {
 			k = RTE_MIN(sizeof(sent) - s, (size_t)400);
-			rsh_t_arm_send(c, rsh_tmf_hdr_encode(3, (uint16_t)k, NULL),
+			rsh_t_arm_send(c, rsh_tmfifo_hdr_encode(3, (uint16_t)k, NULL),
 				       sent + s, k);
 			s += k;
 		}
@@ -446,13 +446,13 @@ test_rx_ctrl(void **state)
 	rsh_t_attach(c, 64, false);
 	assert_int_equal(rsh_tmfifo_peer_get(&c->dev, &p), 0);
 	assert_int_equal(p.have, 0);
-	rsh_t_arm_send(c, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac), NULL, 0);
-	rsh_t_arm_send(c, rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac), NULL, 0);
-	rsh_t_arm_send(c, rsh_tmf_ctrl_vlan(10, 20) ^ (1ull << 56), NULL, 0); /* bad */
-	rsh_t_arm_send(c, rsh_tmf_ctrl_vlan(30, 40) & 0x00FFFFFFFFFFFFFFull,
+	rsh_t_arm_send(c, rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, mac), NULL, 0);
+	rsh_t_arm_send(c, rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, mac), NULL, 0);
+	rsh_t_arm_send(c, rsh_tmfifo_ctrl_vlan(10, 20) ^ (1ull << 56), NULL, 0); /* bad */
+	rsh_t_arm_send(c, rsh_tmfifo_ctrl_vlan(30, 40) & 0x00FFFFFFFFFFFFFFull,
 		       NULL, 0); /* checksum 0: accepted unchecked */
 	rsh_t_arm_send(c, 0x00000000000000F0ull, NULL, 0); /* unknown, len 0 */
-	rsh_t_arm_send(c, rsh_tmf_ctrl_pxe(0x0A0B0C0D), NULL, 0);
+	rsh_t_arm_send(c, rsh_tmfifo_ctrl_pxe(0x0A0B0C0D), NULL, 0);
 	rsh_t_poll(c);
 	assert_int_equal(rsh_tmfifo_peer_get(&c->dev, &p), 0);
 	assert_memory_equal(p.mac, mac, 6);

@@ -44,7 +44,7 @@ test_attach_sync_fill(void **state)
 	rsh_t_arm_drain(c, 300);
 	assert_int_equal(c->m.log_n, 253);
 	for (i = 10; i < 253; i++)
-		assert_true(c->m.log[i] == RSH_TMF_SYNC_WORD);
+		assert_true(c->m.log[i] == RSH_TMFIFO_SYNC_WORD);
 	assert_int_equal(rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, NULL, &st), 0);
 	assert_int_equal(st.tx_sync_words, 243);
 	/* attaching twice is refused */
@@ -93,11 +93,11 @@ rsh_t_parse_log(struct rsh_t_ctx *c, struct rsh_t_parsed *p)
 	p->ctrl_after = -1;
 	while (i < c->m.log_n) {
 		h = c->m.log[i++];
-		len = rsh_tmf_hdr_len(h);
-		assert_true(rsh_tmf_hdr_csum_ok(h));
-		assert_int_equal(rsh_tmf_byte_sum(h), 0); /* host always sums */
+		len = rsh_tmfifo_hdr_len(h);
+		assert_true(rsh_tmfifo_hdr_csum_ok(h));
+		assert_int_equal(rsh_tmfifo_byte_sum(h), 0); /* host always sums */
 		if (len == 0) {
-			if (rsh_tmf_hdr_type(h) >= RSH_TMF_TYPE_CTRL_FIRST) {
+			if (rsh_tmfifo_hdr_type(h) >= RSH_TMFIFO_TYPE_CTRL_FIRST) {
 				if (p->ctrl_after < 0)
 					p->ctrl_after = (int)p->n_msgs;
 				p->ctrl[p->n_ctrl++] = h;
@@ -106,17 +106,17 @@ rsh_t_parse_log(struct rsh_t_ctx *c, struct rsh_t_parsed *p)
 		}
 		nw = (len + 7) / 8;
 		assert_true(i + nw <= c->m.log_n);
-		rsh_tmf_unpack(buf, &c->m.log[i], len);
+		rsh_tmfifo_unpack(buf, &c->m.log[i], len);
 		for (j = len; j < nw * 8; j++) /* padding is zero */
 			assert_int_equal((uint8_t)(c->m.log[i + j / 8] >> (8 * (j % 8))), 0);
 		i += nw;
-		p->order[p->n_msgs++] = rsh_tmf_hdr_type(h);
-		if (rsh_tmf_hdr_type(h) == RSH_TMF_TYPE_NET) {
+		p->order[p->n_msgs++] = rsh_tmfifo_hdr_type(h);
+		if (rsh_tmfifo_hdr_type(h) == RSH_TMFIFO_TYPE_NET) {
 			for (j = 0; j < len; j++)
 				assert_int_equal(buf[j], (uint8_t)(buf[0] + j));
 			p->net_ids[p->n_net++] = buf[0];
 		} else {
-			assert_int_equal(rsh_tmf_hdr_type(h), RSH_TMF_TYPE_CONSOLE);
+			assert_int_equal(rsh_tmfifo_hdr_type(h), RSH_TMFIFO_TYPE_CONSOLE);
 			memcpy(&p->con[p->n_con], buf, len);
 			p->n_con += len;
 		}
@@ -167,10 +167,10 @@ test_tx_mux_interleave_credit(void **state)
 	assert_memory_equal(p.con, con, sizeof(con));
 	/* round-robin at message boundaries: the 3 console chunks alternate
 	 * with network frames while both are backlogged */
-	assert_int_equal(p.order[0], RSH_TMF_TYPE_CONSOLE);
-	assert_int_equal(p.order[1], RSH_TMF_TYPE_NET);
-	assert_int_equal(p.order[2], RSH_TMF_TYPE_CONSOLE);
-	assert_int_equal(p.order[3], RSH_TMF_TYPE_NET);
+	assert_int_equal(p.order[0], RSH_TMFIFO_TYPE_CONSOLE);
+	assert_int_equal(p.order[1], RSH_TMFIFO_TYPE_NET);
+	assert_int_equal(p.order[2], RSH_TMFIFO_TYPE_CONSOLE);
+	assert_int_equal(p.order[3], RSH_TMFIFO_TYPE_NET);
 	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_CONSOLE, &cs, NULL);
 	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
 	assert_int_equal(cs.tx_bytes, sizeof(con));
@@ -192,7 +192,7 @@ test_tx_ctrl_at_boundary(void **state)
 
 	rsh_t_attach(c, 64, false);
 	for (i = 0; i < 250; i++) /* only 3 words of credit left */
-		rsh_t_push(&c->m.htt, RSH_TMF_SYNC_WORD);
+		rsh_t_push(&c->m.htt, RSH_TMFIFO_SYNC_WORD);
 	for (id = 0; id < 3; id++) {
 		m = rsh_t_frame(c, id, 100);
 		assert_int_equal(rsh_tmfifo_net_tx_burst(&c->dev, &m, 1), 1);
@@ -214,8 +214,8 @@ test_tx_ctrl_at_boundary(void **state)
 	assert_int_equal(p.n_net, 3);
 	assert_int_equal(p.n_ctrl, 3);
 	assert_int_equal(p.ctrl_after, 1); /* right after the current frame */
-	assert_true(p.ctrl[0] == rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_1, mac_msg.mac));
-	assert_true(p.ctrl[1] == rsh_tmf_ctrl_mac(RSH_TMF_TYPE_MAC_2, mac_msg.mac));
+	assert_true(p.ctrl[0] == rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_1, mac_msg.mac));
+	assert_true(p.ctrl[1] == rsh_tmfifo_ctrl_mac(RSH_TMFIFO_TYPE_MAC_2, mac_msg.mac));
 	assert_true(p.ctrl[2] == 0x03000000000000FDull);
 }
 
@@ -239,7 +239,7 @@ test_tx_drops_counted(void **state)
 	assert_int_equal(ns.tx_drop_empty, 1);
 	assert_int_equal(ns.tx_msgs, 1);
 	assert_int_equal(c->m.log_n, 1 + 8);
-	assert_true(c->m.log[0] == rsh_tmf_hdr_encode(1, 64, NULL));
+	assert_true(c->m.log[0] == rsh_tmfifo_hdr_encode(1, 64, NULL));
 }
 
 /*
@@ -272,7 +272,7 @@ test_boot_leaves_fifo_alone(void **state)
 		rsh_t_poll(c);
 	rsh_t_arm_drain(c, 300);
 	assert_int_equal(c->m.log_n, 253 + 9);
-	assert_true(c->m.log[253] == rsh_tmf_hdr_encode(1, 64, NULL));
+	assert_true(c->m.log[253] == rsh_tmfifo_hdr_encode(1, 64, NULL));
 }
 
 /*
@@ -313,7 +313,7 @@ test_tx_stuck_padding(void **state)
 	assert_int_equal(c->m.log_n, first + 89 + 9);
 	for (i = 0; i < 89; i++)
 		assert_true(c->m.log[first + i] == 0);
-	assert_true(c->m.log[first + 89] == rsh_tmf_hdr_encode(1, 64, NULL));
+	assert_true(c->m.log[first + 89] == rsh_tmfifo_hdr_encode(1, 64, NULL));
 	rsh_tmfifo_get_stats(&c->dev, RSH_TMFIFO_NET, &ns, NULL);
 	assert_int_equal(ns.tx_msgs, 1);
 	assert_int_equal(ns.tx_drop_timeout, 1);
