@@ -290,15 +290,12 @@ struct rsh_poller_stats {
 	uint64_t last_pass_tsc; /**< TSC cycles (the library's clock) of the last pass */
 	/** Timed sleeps of the loop (a push's waits for the DPU to drain):
 	 *  how many, by how late they came back (bucket i counts lateness
-	 *  below nap_late_bound_ns[i], above bucket i-1's bound),
+	 *  below bound i of RSH_POLL_LATE_BOUNDS_NS, above bound i-1),
 	 *  and the latest. Late wake-ups on a busy host are what lets a
 	 *  boot FIFO run dry. */
 	uint64_t naps;
 	uint64_t nap_late[RSH_POLL_LATE_BUCKETS];
 	uint64_t nap_late_max_ns;
-	/** Upper bound, ns, of each nap_late bucket (RSH_POLL_LATE_BOUNDS_NS;
-	 *  UINT64_MAX for the last). */
-	uint64_t nap_late_bound_ns[RSH_POLL_LATE_BUCKETS];
 	/** Times the loop raised its priority for a streaming push, and the
 	 *  times the CPU cap took it back before the push ended. */
 	uint64_t rt_raises;
@@ -306,13 +303,20 @@ struct rsh_poller_stats {
 	/** Of that, time the loop slept at its raised priority so a
 	 *  contended host got the rest of the window (ns). */
 	uint64_t rt_yield_ns;
-	/** CPU time the poll loop's thread used so far, ns (0 before it
-	 *  ran; 0 for a poller without a thread of its own). */
-	uint64_t cpu_ns;
 };
 
-/** Copy the loop's pass counters and CPU time (any thread). */
+/**
+ * Copy the loop's pass counters (any thread): relaxed loads only, no
+ * system call, so a caller may spin on it (e.g. for last_pass_tsc).
+ */
 void rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st);
+
+/**
+ * CPU time the poll loop's thread used so far, ns (any thread; 0 before
+ * it ran, and for a poller without a thread of its own). It reads the
+ * thread's CPU clock, a system call: for reports, not for a spin.
+ */
+uint64_t rsh_poller_get_cpu_ns(const struct rsh_poller *p);
 
 /** How the boot engine refills the FIFO. */
 enum rsh_boot_policy {

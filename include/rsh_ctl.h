@@ -51,7 +51,7 @@ int rsh_dev_drop(struct rsh_dev *dev, bool drop, bool force);
  * itself while a boot push owns the device (rsh_dev_reg_read() still
  * answers then; rsh_misc_read() does not).
  */
-/** BOOT_MODE: the mode field of RSH_BOOT_CONTROL (0 rshim, 1 eMMC, 3 eMMC legacy). */
+/** BOOT_MODE: the mode field of RSH_BOOT_CONTROL (0 boots from the rshim boot FIFO). */
 #define RSH_CTL_BOOT_MODE_MASK 0x3ull
 /** UP_TIME: BlueField-3's RSH_UPTIME counts at this rate, Hz. */
 #define RSH_CTL_BF3_UPTIME_HZ 200000000ull

@@ -364,16 +364,13 @@ rsh_tb_run_idle(struct rsh_tb *b, const struct rsh_tb_case *c, struct rsh_tb_row
 {
 	double idle = b->app->bench_seconds * 2, c0, t0, v;
 	struct timespec ts = { 0, 50000000 };
-	struct rsh_poller_stats ps;
 
 	rsh_tb_rtt(b, c->len);
-	rsh_poller_get_stats(b->p, &ps);
-	c0 = ps.cpu_ns / 1e9;
+	c0 = rsh_poller_get_cpu_ns(b->p) / 1e9;
 	t0 = rsh_mono_s();
 	while (rsh_tb_running(t0 + idle)) /* Ctrl-C ends the wait at once */
 		nanosleep(&ts, NULL);
-	rsh_poller_get_stats(b->p, &ps);
-	r->cpu_pct = 100.0 * (ps.cpu_ns / 1e9 - c0) / (rsh_mono_s() - t0);
+	r->cpu_pct = 100.0 * (rsh_poller_get_cpu_ns(b->p) / 1e9 - c0) / (rsh_mono_s() - t0);
 	v = rsh_tb_rtt(b, c->len);
 	r->rc = v < 0 ? -ETIMEDOUT : 0;
 	r->p50_us = r->p99_us = r->max_us = v;

@@ -74,6 +74,10 @@ rsh_dev_xstats_fill(const struct rsh_dev *dev, struct rsh_xstat *xs, unsigned in
 			return k;
 		have += (unsigned int)k;
 	}
+	/* A backend whose values and names disagree in number would shift
+	 * every later id onto the wrong name: refuse rather than mislabel. */
+	if (have != total)
+		return -EIO;
 	rsh_dev_get_stats(dev, &m);
 	v[0] = m.reads;
 	v[1] = m.writes;

@@ -169,8 +169,8 @@ rsh_poller_submit(struct rsh_poller *p, struct rsh_cmd *c)
 }
 
 /* CPU time of the loop's thread, ns (0 before it ran, 0 without one). */
-static uint64_t
-rsh_poller_cpu_ns(const struct rsh_poller *p)
+uint64_t
+rsh_poller_get_cpu_ns(const struct rsh_poller *p)
 {
 	struct timespec ts;
 	clockid_t cid;
@@ -183,8 +183,7 @@ rsh_poller_cpu_ns(const struct rsh_poller *p)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Pass counters of the loop (any thread, relaxed loads), the bucket
- * bounds and the loop thread's CPU time. */
+/* Pass counters of the loop (any thread, relaxed loads; no system call). */
 void
 rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st)
 {
@@ -199,8 +198,6 @@ rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *st)
 	st->rt_raises = __atomic_load_n(&p->st.rt_raises, __ATOMIC_RELAXED);
 	st->rt_capped = __atomic_load_n(&p->st.rt_capped, __ATOMIC_RELAXED);
 	st->rt_yield_ns = __atomic_load_n(&p->st.rt_yield_ns, __ATOMIC_RELAXED);
-	memcpy(st->nap_late_bound_ns, rsh_poll_late_bound, sizeof(st->nap_late_bound_ns));
-	st->cpu_ns = rsh_poller_cpu_ns(p);
 }
 
 /* Open or close the command ring to submitters. */

@@ -85,9 +85,9 @@ extern const struct rsh_svc *const rsh_svcs[RSH_SVC_COUNT];
 
 /*
  * Tests: the table that devices opened from now on take (a device keeps
- * the one it was opened with); NULL puts rsh_svcs back. The services at
- * RSH_SVC_OWN and RSH_SVC_HK must be those of rsh_svcs: the loop reads
- * their state for the drop and firmware-reset checks. Call it before
+ * the one it was opened with); NULL puts rsh_svcs back. The table must
+ * begin with rsh_svcs, row for row (a test adds its services after
+ * them): the core reaches those services' states by their ids. Call it before
  * the devices and pollers it is for exist. @return 0, -EINVAL.
  */
 int rsh_svc_table_set(const struct rsh_svc *const *tab, unsigned int n);

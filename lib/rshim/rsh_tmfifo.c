@@ -669,21 +669,13 @@ rsh_tmfifo_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 }
 
 /*
- * Stop step: the device leaves its poller. Nothing to undo: the channels
- * stay attached (the user detaches them) and a message half in the FIFO
- * is finished by the next poller that takes the device.
+ * TM FIFO console and network (§4). No stop step: when the device leaves
+ * its poller the channels stay attached (the user detaches them) and a
+ * message half in the FIFO is finished by the next poller that takes it.
  */
-static void
-rsh_tmfifo_stop(struct rsh_dev *dev)
-{
-	RTE_SET_USED(dev);
-}
-
-/* TM FIFO console and network (§4). */
 const struct rsh_svc rsh_tmfifo_svc = {
 	.name = "tmfifo",
 	.poll = rsh_tmfifo_poll,
-	.stop = rsh_tmfifo_stop,
 	.flags = RSH_SVC_F_FW_RESET_PAUSE,
 	.state_size = sizeof(struct rsh_tmfifo_state),
 };

@@ -6,7 +6,7 @@
  * on a monotonic condattr) and the conversions between nanoseconds,
  * seconds and timespecs that they need, written once.
  *
- * The driver's own clock (lib/rshim/rsh_clock.h: TSC, virtual time in
+ * The driver's own clock (lib/rshim/sdk/rsh_clock.h: TSC, virtual time in
  * tests) is not part of the public API and is not used here: an app's
  * timeouts are about the user's wall time, not the poll lcore's.
  */

@@ -223,7 +223,7 @@ test_drop_flag(void **state)
 	/* Four passes, none on a thread of the poller's own. */
 	rsh_poller_get_stats(p, &st);
 	assert_int_equal(st.passes, 4);
-	assert_int_equal(st.cpu_ns, 0);
+	assert_int_equal(rsh_poller_get_cpu_ns(p), 0);
 	rsh_poller_destroy(p);
 	rsh_dev_close(dev);
 }
@@ -282,15 +282,21 @@ test_init_fails(void **state)
 	assert_string_equal(t_log, "i4i5f4");
 }
 
-/* A table without the core's ownership and housekeeping in their slots
- * is refused (the loop reads their state for every device). */
+/* A table that does not begin with the core's services, row for row, is
+ * refused (the core reaches their states by id for every device). */
 static void
 test_table_checked(void **state)
 {
 	static const struct rsh_svc *const bad[2] = { &t_svc_dropped, &rsh_hk_svc };
+	/* The core's own rows all there, but one in another's place. */
+	static const struct rsh_svc *const swapped[RSH_SVC_COUNT + 1] = {
+		&rsh_own_svc, &rsh_hk_svc, &rsh_tmfifo_svc, &rsh_boot_svc, &t_svc_plain,
+	};
 
 	(void)state;
 	assert_int_equal(rsh_svc_table_set(bad, 2), -EINVAL);
+	assert_int_equal(rsh_svc_table_set(t_table, RSH_SVC_COUNT - 1), -EINVAL);
+	assert_int_equal(rsh_svc_table_set(swapped, RSH_SVC_COUNT + 1), -EINVAL);
 	assert_int_equal(rsh_svc_table_set(t_table, RSH_SVC_MAX + 1), -EINVAL);
 	assert_int_equal(rsh_svc_table_set(NULL, 0), 0);
 	assert_int_equal(RSH_SVC_COUNT, 4);
