@@ -136,9 +136,10 @@ void rsh_app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Map a negative errno from the library to an exit code. */
 int rsh_app_exit_code(int rc);
-/* rsh_dev_open() of devstr with the PCI options as devargs (main.c). */
+/* rsh_dev_open() of devstr with the PCI options as devargs (main.c); on
+ * failure err holds one line naming what is wrong and what to do. */
 int rsh_app_dev_open(const struct rsh_app *app, const char *devstr,
-		     struct rsh_dev **dev);
+		     struct rsh_dev **dev, char *err, size_t errlen);
 
 /* Validate a boot file before EAL starts; returns an exit code. */
 int rsh_app_boot_precheck(struct rsh_app *app);

@@ -38,14 +38,14 @@ rsh_doc_nap(void)
 	return !__atomic_load_n(&rsh_app_cancel, __ATOMIC_RELAXED);
 }
 
-/* Open the device with both channels and a running poller. */
+/* Open the device with both channels and a running poller; err: why not. */
 static int
-rsh_doc_dev_open(struct rsh_doc *d)
+rsh_doc_dev_open(struct rsh_doc *d, char *err, size_t errlen)
 {
 	struct rsh_tmfifo_opts to;
 	int rc;
 
-	rc = rsh_app_dev_open(d->app, d->target, &d->dev);
+	rc = rsh_app_dev_open(d->app, d->target, &d->dev, err, errlen);
 	if (rc < 0)
 		return rc;
 	rsh_tmfifo_opts_default(&to);
@@ -56,6 +56,9 @@ rsh_doc_dev_open(struct rsh_doc *d)
 		rc = rsh_poller_add(d->poller, d->dev);
 	if (rc == 0)
 		rc = rsh_poller_start(d->poller);
+	if (rc < 0)
+		snprintf(err, errlen, "%s",
+			 rsh_last_error()[0] ? rsh_last_error() : strerror(-rc));
 	return rc;
 }
 
@@ -64,6 +67,7 @@ void
 rsh_doc_reach(struct rsh_doc *d, int eal_argc, char **eal_argv)
 {
 	struct rsh_dev_info inf;
+	char err[256] = "";
 	uint64_t v = 0;
 	int rc;
 
@@ -75,19 +79,23 @@ rsh_doc_reach(struct rsh_doc *d, int eal_argc, char **eal_argv)
 		return;
 	}
 	d->eal_up = true;
-	rc = rsh_doc_dev_open(d);
+	rc = rsh_doc_dev_open(d, err, sizeof(err));
 	if (rc == -EBUSY) {
 		d->busy = true;
-		snprintf(d->busy_msg, sizeof(d->busy_msg), "%s", rsh_last_error());
+		snprintf(d->busy_msg, sizeof(d->busy_msg), "%s", err);
 		rsh_doc_set(d, RSH_DOC_WARN, NULL, "reachable, but in use (see owner)");
 		return;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		rc = rsh_dev_reg_read(d->dev, RSH_BOOT_CONTROL, &v);
+		if (rc < 0)
+			snprintf(err, sizeof(err), "%s", rsh_last_error()[0] ?
+				 rsh_last_error() : strerror(-rc));
+	}
 	if (rc < 0 || v == UINT64_MAX) {
 		rsh_doc_set(d, RSH_DOC_FAIL, "rshim-devbind.py --status; if the DPU was just reset, wait and retry",
-			    "cannot read the rshim: %s", rc < 0 ? (rsh_last_error()[0] ?
-			    rsh_last_error() : strerror(-rc)) : "registers read all-ones (device gone or in reset)");
+			    "cannot read the rshim: %s", rc < 0 ? err :
+			    "registers read all-ones (device gone or in reset)");
 		return;
 	}
 	rsh_dev_get_info(d->dev, &inf);

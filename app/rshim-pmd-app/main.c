@@ -104,13 +104,23 @@ rsh_app_default_device(struct rsh_app *app)
 
 int
 rsh_app_dev_open(const struct rsh_app *app, const char *devstr,
-		 struct rsh_dev **dev)
+		 struct rsh_dev **dev, char *err, size_t errlen)
 {
+	const struct rsh_devstr_pci_opts o = {
+		.mapping = app->mapping, .mapping_from = "--mapping",
+		.force_id = app->force_id, .force_id_from = "--force-id",
+	};
 	char s[RSH_DEVSTR_MAX];
+	int rc;
 
-	if (rsh_devstr_pci(s, sizeof(s), devstr, app->mapping, app->force_id) < 0)
-		return -ENAMETOOLONG;
-	return rsh_dev_open(s, &app->open, dev);
+	rc = rsh_devstr_pci(s, sizeof(s), devstr, &o, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = rsh_dev_open(s, &app->open, dev);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", rsh_last_error()[0] ?
+			 rsh_last_error() : strerror(-rc));
+	return rc;
 }
 
 /* Open the device, start the poller, run the push. */
@@ -120,11 +130,12 @@ rsh_app_run_device(struct rsh_app *app)
 	const struct rsh_app_optset *x = &rsh_app_ctl_optset;
 	struct rsh_poller *p = NULL;
 	struct rsh_dev *dev = NULL;
+	char err[RSH_DEVSTR_MAX];
 	int rc, code;
 
-	rc = rsh_app_dev_open(app, app->device, &dev);
+	rc = rsh_app_dev_open(app, app->device, &dev, err, sizeof(err));
 	if (rc < 0) {
-		rsh_app_err("%s", rsh_last_error()[0] ? rsh_last_error() : strerror(-rc));
+		rsh_app_err("%s", err);
 		return RSH_EXIT_DEVICE;
 	}
 	rc = rsh_poller_create(&app->poll, &p);

@@ -243,8 +243,12 @@ rsh_svc_dev_attach(struct rshd *s, struct rsh_svc_dev *d)
 static int
 rsh_svc_dev_open(struct rshd *s, struct rsh_svc_dev *d)
 {
+	struct rsh_devstr_pci_opts pci = {
+		.mapping = s->pci_mapping,
+		.mapping_from = s->pci_mapping_from,
+	};
 	struct rsh_open_opts o = s->open;
-	char devstr[RSH_DEVSTR_MAX];
+	char devstr[RSH_DEVSTR_MAX], err[RSH_DEVSTR_MAX];
 	int rc;
 
 	o.drop = s->conf.drop_mode == 1;
@@ -253,9 +257,10 @@ rsh_svc_dev_open(struct rshd *s, struct rsh_svc_dev *d)
 	 * daemon keeps it (hardware-notes §6.4); the core's log line says
 	 * how to activate it (DROP_MODE 0, FORCE_CMD 1). */
 	o.livefish_drop = s->conf.drop_mode < 0;
-	if (rsh_devstr_pci(devstr, sizeof(devstr), d->devstr, s->pci_mapping, false) < 0) {
-		RSH_SVC_LOG(ERR, d->name, "%s: device string too long", d->devstr);
-		return -ENAMETOOLONG;
+	rc = rsh_devstr_pci(devstr, sizeof(devstr), d->devstr, &pci, err, sizeof(err));
+	if (rc < 0) {
+		RSH_SVC_LOG(ERR, d->name, "%s", err);
+		return rc;
 	}
 	rsh_svc_link_check(s, d);
 	RSH_SVC_LOG(INFO, d->name, "opening %s (%s%s)", d->devstr,

@@ -411,6 +411,8 @@ rsh_svc_load(struct rshd *s, struct rsh_svc_conf *c, bool required)
 	/* FUSE and relay threads read it while a SIGHUP reload runs. */
 	__atomic_store_n(&s->group_gid, gid, __ATOMIC_RELAXED);
 	s->pci_mapping = !c->has_vfio && !c->has_uio ? "direct" : !c->has_vfio ? "uio" : NULL;
+	s->pci_mapping_from = !c->has_vfio && !c->has_uio ?
+		"PCIE_HAS_VFIO 0 and PCIE_HAS_UIO 0" : "PCIE_HAS_VFIO 0";
 	__atomic_store_n(&s->reset_delay_s, c->reset_delay_s, __ATOMIC_RELAXED);
 	return 0;
 }

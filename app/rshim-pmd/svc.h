@@ -203,6 +203,7 @@ struct rshd {
 	/* PCIE_HAS_VFIO/PCIE_HAS_UIO as the PCI backend's mapping= devarg
 	 * (NULL: VFIO, then UIO, then direct) */
 	const char *pci_mapping;
+	const char *pci_mapping_from;	/* the configuration lines that give it */
 	/* relay thread */
 	pthread_t relay;
 	bool relay_started;

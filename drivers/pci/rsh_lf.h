@@ -28,9 +28,7 @@
 #include <stdint.h>
 
 #include "rsh_backend.h"
-
-/* The PCI backend's logtype, pmd.rshim.vfio (rsh_pci_scan.c). */
-extern int rsh_logtype_vfio;
+#include "rsh_pci_log.h"
 
 /* Config-space window, §1.7. */
 #define RSH_LF_CFG_ADDR 0x58u

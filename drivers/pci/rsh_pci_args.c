@@ -170,14 +170,18 @@ static int
 rsh_pci_args_opts(const char *devstr, const char *opts,
 		  struct rsh_pci_args *args)
 {
-	static const char *const keys[] = { "mapping", "force-id", NULL };
+	const char *keys[RSH_PCI_N_OPTS + 1];
 	struct rte_kvargs *kv;
+	unsigned int i;
 	int rc;
 
-	RTE_BUILD_BUG_ON(RTE_DIM(keys) != RSH_PCI_N_OPTS + 1);
 	rc = rsh_pci_args_precheck(devstr, opts);
 	if (rc < 0 || *opts == '\0')
 		return rc;
+	/* rte_kvargs' valid keys: the table's, NULL-terminated. */
+	for (i = 0; i < RSH_PCI_N_OPTS; i++)
+		keys[i] = rsh_pci_opts[i].key;
+	keys[i] = NULL;
 	kv = rte_kvargs_parse(opts, keys);
 	if (kv == NULL) {
 		rsh_err_set("%s: cannot parse the PCI options '%s' (key=value,...)",

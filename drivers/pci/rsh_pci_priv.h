@@ -18,9 +18,7 @@
 
 #include "rsh_backend.h"
 #include "rsh_pci_ids.h"
-
-/* The PCI backend's logtype, pmd.rshim.vfio (rsh_pci_scan.c). */
-extern int rsh_logtype_vfio;
+#include "rsh_pci_log.h"
 
 #define RSH_PCI_VENDOR RSH_PCI_VENDOR_ID /* §1.1, rsh_pci_ids.h */
 #define RSH_PCI_BDF_LEN 13          /* "dddd:bb:dd.f" + NUL */
