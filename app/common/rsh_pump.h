@@ -120,6 +120,7 @@ enum rsh_pump_role {
 struct rsh_pump {
 	struct rsh_pump_policy pol;
 	int wake_fd;               /* eventfd: the owner's wake-up */
+	uint64_t wake_reads;       /* reads of it: after a wait saw it set */
 	bool fdless;               /* a source without an fd (the ethdev) */
 	struct rsh_pump_ep *ep[RSH_PUMP_MAX_EP];
 	unsigned int n_ep;
@@ -163,8 +164,9 @@ void rsh_pump_remove(struct rsh_pump *p, struct rsh_pump_ep *ep);
 void rsh_pump_kick(struct rsh_pump *p);
 
 /**
- * One pass: clear the wake eventfd, take what the last wait said, move
- * console bytes and TAP frames both ways. The work done.
+ * One pass: take what the last wait said (the wake eventfd is cleared
+ * when it saw it set, no system call otherwise), move console bytes and
+ * TAP frames both ways. The work done.
  */
 unsigned int rsh_pump_work(struct rsh_pump *p);
 

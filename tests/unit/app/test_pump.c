@@ -4,13 +4,15 @@
  * own: console bytes both ways between a socketpair endpoint and an
  * emulated BlueField-3 whose ARM side echoes lines
  * (sim:bf3,booted=1,peer=none) under a running poller, with each wait
- * policy; the owner's wake-up through its eventfd; the policies' timeouts
+ * policy; the owner's wake-up through its eventfd (read only after a wait
+ * saw it set, never lost); the policies' timeouts
  * (the service's: idle or retry, never a syscall after work; the app's:
  * spin, back off 10 us doubling, 50 us while alert, the idle timeout once
  * every source has a descriptor).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -185,6 +187,8 @@ t_round_trip(const struct rsh_pump_policy *pol)
 	/* host → DPU: all of it taken by the channel, nothing held */
 	assert_int_equal(ep.to_dpu, strlen(in));
 	assert_int_equal(ep.tx_len, 0);
+	/* nobody kicked: no pass read the wake eventfd */
+	assert_int_equal(p.wake_reads, 0);
 	/* DPU → host: read from the channel = delivered, nothing dropped */
 	assert_true(ep.from_dpu > 0);
 	assert_int_equal(ep.out_dropped, 0);
@@ -278,6 +282,15 @@ t_kicker(void *arg)
 	return NULL;
 }
 
+/* The eventfd is set (a zero-timeout look). */
+static bool
+t_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN) != 0;
+}
+
 static void
 t_wake(enum rsh_pump_wait wait)
 {
@@ -290,14 +303,28 @@ t_wake(enum rsh_pump_wait wait)
 	uint64_t t0, dt;
 
 	assert_int_equal(rsh_pump_init(&p, &pol), 0);
-	/* a stale kick is cleared by the pass, not slept through */
+	/* A kick no wait saw: the pass makes no system call for it (the
+	 * eventfd stays set)... */
 	rsh_pump_kick(&p);
 	assert_int_equal(rsh_pump_work(&p), 0);
+	assert_int_equal(p.wake_reads, 0);
+	assert_true(t_readable(p.wake_fd));
+	/* ...and is not lost: the next wait ends at once, the pass after
+	 * it clears the eventfd */
 	p.idle_since = 0; /* the adaptive policy past its spin and alert */
 	p.backoff_ns = 5000 * T_MS;
 	assert_true(rsh_pump_prepare(&p, 0));
 	assert_int_equal(p.timeout_ns, 10000 * T_MS);
 	assert_int_equal(p.npfd, 1);
+	t0 = rsh_mono_ns();
+	assert_int_equal(rsh_pump_sleep(&p), 1);
+	assert_true(rsh_mono_ns() - t0 < 5000 * T_MS);
+	assert_int_equal(rsh_pump_work(&p), 0);
+	assert_int_equal(p.wake_reads, 1);
+	assert_false(t_readable(p.wake_fd));
+	/* the stale kick cleared: this wait sleeps until the thread's kick */
+	assert_true(rsh_pump_prepare(&p, 0));
+	assert_int_equal(p.timeout_ns, 10000 * T_MS);
 	assert_int_equal(pthread_create(&th, NULL, t_kicker, &p), 0);
 	t0 = rsh_mono_ns();
 	assert_int_equal(rsh_pump_sleep(&p), 1);
@@ -308,6 +335,7 @@ t_wake(enum rsh_pump_wait wait)
 	assert_true(dt < 5000 * T_MS);
 	/* the next pass clears it: a new wait sleeps again (its timeout) */
 	assert_int_equal(rsh_pump_work(&p), 0);
+	assert_int_equal(p.wake_reads, 2);
 	p.pol.idle_ns = p.pol.ceiling_ns = T_MS;
 	p.backoff_ns = T_MS;
 	assert_true(rsh_pump_prepare(&p, 0));
