@@ -147,16 +147,17 @@ rsh_pump_take_revents(struct rsh_pump *p)
 	p->npfd = 0;
 }
 
-/* DPU → host: everything queued, to the owner's output; then its held
- * output. */
+/* DPU → host: at most RSH_PUMP_CONS_PASS bytes to the owner's output;
+ * then its held output. */
 static unsigned int
 rsh_pump_cons_out(struct rsh_pump_ep *ep)
 {
 	unsigned int work = 0;
-	uint8_t buf[4096];
+	uint8_t buf[RSH_PUMP_CONS_PASS];
 	size_t n, took;
 
-	while ((n = rsh_tmfifo_console_read(ep->dev, buf, sizeof(buf))) > 0) {
+	n = rsh_tmfifo_console_read(ep->dev, buf, sizeof(buf));
+	if (n > 0) {
 		ep->from_dpu += n;
 		took = ep->ops->output(ep->ctx, buf, n);
 		ep->out_dropped += n - RTE_MIN(took, n);
