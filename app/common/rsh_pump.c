@@ -113,11 +113,18 @@ rsh_pump_wake_clear(struct rsh_pump *p)
 {
 	uint64_t v;
 
+	p->wake_reads++;
 	if (read(p->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 }
 
-/* What the last wait said: readable input, a TAP to read again. */
+/*
+ * What the last wait said: the owner's wake-up, readable input, a TAP to
+ * read again. The wake eventfd is read only when the wait saw it set: a
+ * spinning pass makes no system call for it. A kick the pass did not see
+ * is not lost: it ends the next wait that polls the eventfd at once, and
+ * the pass after that wait clears it.
+ */
 static void
 rsh_pump_take_revents(struct rsh_pump *p)
 {
@@ -127,6 +134,8 @@ rsh_pump_take_revents(struct rsh_pump *p)
 		struct rsh_pump_ep *ep = p->pfd_ep[i];
 		short r = p->pfd[i].revents;
 
+		if (p->pfd_role[i] == RSH_PUMP_FD_WAKE && (r & POLLIN))
+			rsh_pump_wake_clear(p);
 		if (ep == NULL || r == 0)
 			continue;
 		if (p->pfd_role[i] == RSH_PUMP_FD_IN &&
@@ -138,16 +147,17 @@ rsh_pump_take_revents(struct rsh_pump *p)
 	p->npfd = 0;
 }
 
-/* DPU → host: everything queued, to the owner's output; then its held
- * output. */
+/* DPU → host: at most RSH_PUMP_CONS_PASS bytes to the owner's output;
+ * then its held output. */
 static unsigned int
 rsh_pump_cons_out(struct rsh_pump_ep *ep)
 {
 	unsigned int work = 0;
-	uint8_t buf[4096];
+	uint8_t buf[RSH_PUMP_CONS_PASS];
 	size_t n, took;
 
-	while ((n = rsh_tmfifo_console_read(ep->dev, buf, sizeof(buf))) > 0) {
+	n = rsh_tmfifo_console_read(ep->dev, buf, sizeof(buf));
+	if (n > 0) {
 		ep->from_dpu += n;
 		took = ep->ops->output(ep->ctx, buf, n);
 		ep->out_dropped += n - RTE_MIN(took, n);
@@ -195,7 +205,6 @@ rsh_pump_work(struct rsh_pump *p)
 {
 	unsigned int i, work = 0;
 
-	rsh_pump_wake_clear(p);
 	rsh_pump_take_revents(p);
 	for (i = 0; i < p->n_ep; i++) {
 		struct rsh_pump_ep *ep = p->ep[i];

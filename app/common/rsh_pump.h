@@ -8,8 +8,10 @@
  * Endpoints: a console channel <-> a pair of fds (in and out, the same fd
  * for a PTY master) whose bytes pass through the owner's hooks (escape
  * keys, packet-mode status, held output), and a network channel <-> a TAP
- * (rsh_tap.h). A pass (rsh_pump_work) moves what can move; the wait
- * (rsh_pump_prepare, rsh_pump_sleep) sleeps in ppoll on the channels'
+ * (rsh_tap.h). A pass (rsh_pump_work) moves what can move, a bounded
+ * amount per endpoint (one console read of RSH_PUMP_CONS_PASS bytes, the
+ * TAP's bursts) so that none starves the others or the owner's checks
+ * between passes; the wait (rsh_pump_prepare, rsh_pump_sleep) sleeps in ppoll on the channels'
  * wake-up eventfds (rsh_tmfifo_rx_fd, armed with rsh_tmfifo_rx_arm), the
  * endpoints' fds and the owner's wake eventfd (rsh_pump_kick). How long
  * it sleeps is the owner's policy, a parameter:
@@ -47,6 +49,12 @@
 
 #define RSH_PUMP_MAX_EP 32u        /* two a device, 16 devices */
 #define RSH_PUMP_TX 4096u          /* host bytes a console endpoint holds */
+/* DPU console bytes a pass moves per endpoint: one read. The owner's
+ * output hook may block (the app's stdout on a slow terminal), so a
+ * chatty DPU must not keep the pass from the host's input (the escape
+ * key), the TAP and the owner's checks; a pass that moved bytes is work,
+ * so the wait does not sleep on what is left. */
+#define RSH_PUMP_CONS_PASS 4096u
 #define RSH_PUMP_PFD_PER_EP 4u     /* in, out, aux fds, channel eventfd */
 
 /* How the owner waits. */
@@ -120,6 +128,7 @@ enum rsh_pump_role {
 struct rsh_pump {
 	struct rsh_pump_policy pol;
 	int wake_fd;               /* eventfd: the owner's wake-up */
+	uint64_t wake_reads;       /* reads of it: after a wait saw it set */
 	bool fdless;               /* a source without an fd (the ethdev) */
 	struct rsh_pump_ep *ep[RSH_PUMP_MAX_EP];
 	unsigned int n_ep;
@@ -163,8 +172,9 @@ void rsh_pump_remove(struct rsh_pump *p, struct rsh_pump_ep *ep);
 void rsh_pump_kick(struct rsh_pump *p);
 
 /**
- * One pass: clear the wake eventfd, take what the last wait said, move
- * console bytes and TAP frames both ways. The work done.
+ * One pass: take what the last wait said (the wake eventfd is cleared
+ * when it saw it set, no system call otherwise), move console bytes and
+ * TAP frames both ways. The work done.
  */
 unsigned int rsh_pump_work(struct rsh_pump *p);
 

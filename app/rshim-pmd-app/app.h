@@ -176,11 +176,11 @@ int rsh_app_net_precheck(struct rsh_app *app);
 int rsh_app_console_open(struct rsh_app_console *c);
 void rsh_app_console_close(struct rsh_app_console *c);
 
-/* TAP end (net.c): create (before EAL), configure, move frames, close. */
+/* TAP end (net.c): create (before EAL), configure, start (frames move
+ * with rsh_pump_tap). */
 int rsh_app_tap_create(unsigned int index, bool offload, struct rsh_tap *t);
 int rsh_app_tap_config(struct rsh_tap *t, unsigned int index,
 		       const char *cidr);
-unsigned int rsh_app_tap_step(struct rsh_tap *t, struct rsh_dev *dev);
 void rsh_app_tap_start(struct rsh_app *app, struct rsh_tap *t, struct rsh_dev *dev);
 
 /* Ethdev end (net.c): rte_eth_from_rings + an ARP/ICMP echo responder. */

@@ -36,6 +36,7 @@
 
 #include "app.h"
 #include "bench_tmfifo.h"
+#include "rsh_pump.h"
 #include "rsh_tmfifo_addr.h"
 
 #define RSH_TB_MAX_SAMPLES 4096u
@@ -604,7 +605,7 @@ rsh_tb_fwd_tmfifo(void *arg)
 	uint64_t idle = 0;
 
 	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
-		if (rsh_app_tap_step(f->tap, f->dev) > 0)
+		if (rsh_pump_tap(f->tap, f->dev) > 0)
 			idle = 0;
 		else
 			idle++;

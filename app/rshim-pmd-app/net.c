@@ -34,7 +34,6 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
-#include "rsh_pump.h"
 #include "rsh_tmfifo_addr.h"
 
 #define RSH_APP_BURST 32u
@@ -109,13 +108,6 @@ rsh_app_tap_config(struct rsh_tap *t, unsigned int index, const char *cidr)
 		return RSH_EXIT_NET;
 	}
 	return 0;
-}
-
-/* Move frames both ways (rsh_tap.c); returns the work done. */
-unsigned int
-rsh_app_tap_step(struct rsh_tap *t, struct rsh_dev *dev)
-{
-	return rsh_pump_tap(t, dev);
 }
 
 /* Ready the TAP's data path on the attached channel; say once when it

@@ -341,8 +341,10 @@ rsh_svc_publish(struct rshd *s, struct rsh_svc_dev *d, bool live)
 	d->live = live;
 	rsh_svc_relay_attach(s, d, live);
 	pthread_mutex_unlock(&s->relay_mu);
-	if (live)
-		rsh_svc_relay_kick(s);
+	/* Shown: the relay serves it now. Hidden: the relay's ppoll lets go
+	 * of its PTY, TAP and channel eventfds now, not at the 1 s timeout
+	 * (the caller closes them next; a sleeping ppoll keeps them open). */
+	rsh_svc_relay_kick(s);
 }
 
 /* The one poller of the service, started with no device: devices join and
@@ -652,10 +654,13 @@ rsh_svc_stop_all(struct rshd *s)
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
 			rsh_svc_boot_shutdown(&s->devs[i]);
-	rsh_svc_relay_stop(s);
+	/* The devices first, while the relay runs (as when one is removed):
+	 * their FUSE threads kick the relay, so its wake eventfd is closed
+	 * only once they are all stopped (rsh_svc_relay_kick). */
 	for (unsigned int i = 0; i < RSH_SVC_MAX_DEVS; i++)
 		if (s->devs[i].used)
 			rsh_svc_dev_teardown(s, &s->devs[i]);
+	rsh_svc_relay_stop(s);
 	rsh_poller_destroy(s->poller);
 	s->poller = NULL;
 }

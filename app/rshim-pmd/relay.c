@@ -200,7 +200,14 @@ rsh_svc_relay_thread(void *arg)
 	return NULL;
 }
 
-/* Wake the relay thread (table changed, device back, stop). */
+/*
+ * Wake the relay thread (table changed, device back, stop). Any thread,
+ * without relay_mu: the wake eventfd is created before the first device
+ * (and its FUSE threads, which kick from rsh_svc_cons_target) and closed
+ * by rsh_svc_relay_stop only after every device's nodes stopped
+ * (rsh_svc_stop_all), so no kick can write to it while it is closed or
+ * its number reused.
+ */
 void
 rsh_svc_relay_kick(struct rshd *s)
 {
@@ -238,7 +245,8 @@ rsh_svc_relay_start(struct rshd *s)
 	return 0;
 }
 
-/* Stop and join the relay thread; close its pump. */
+/* Stop and join the relay thread; close its pump. After the devices'
+ * nodes stopped: nothing else kicks it then (rsh_svc_relay_kick). */
 void
 rsh_svc_relay_stop(struct rshd *s)
 {

@@ -4,13 +4,16 @@
  * own: console bytes both ways between a socketpair endpoint and an
  * emulated BlueField-3 whose ARM side echoes lines
  * (sim:bf3,booted=1,peer=none) under a running poller, with each wait
- * policy; the owner's wake-up through its eventfd; the policies' timeouts
+ * policy; a pass's bound on DPU console bytes; the owner's wake-up
+ * through its eventfd (read only after a wait saw it set, never lost);
+ * the policies' timeouts
  * (the service's: idle or retry, never a syscall after work; the app's:
  * spin, back off 10 us doubling, 50 us while alert, the idle timeout once
  * every source has a descriptor).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -185,6 +188,8 @@ t_round_trip(const struct rsh_pump_policy *pol)
 	/* host → DPU: all of it taken by the channel, nothing held */
 	assert_int_equal(ep.to_dpu, strlen(in));
 	assert_int_equal(ep.tx_len, 0);
+	/* nobody kicked: no pass read the wake eventfd */
+	assert_int_equal(p.wake_reads, 0);
 	/* DPU → host: read from the channel = delivered, nothing dropped */
 	assert_true(ep.from_dpu > 0);
 	assert_int_equal(ep.out_dropped, 0);
@@ -269,6 +274,86 @@ test_output_dropped_counted(void **state)
 	close(sv[1]);
 }
 
+/*
+ * A chatty DPU: with more than a pass's budget queued, a pass gives the
+ * output hook one read of RSH_PUMP_CONS_PASS bytes, then takes the key
+ * waiting on the host side, and the wait does not sleep while the rest
+ * is queued; the rest arrives pass by pass, each within the budget.
+ */
+static void
+test_console_pass_budget(void **state)
+{
+	struct rsh_pump_policy pol = {
+		.wait = RSH_PUMP_WAIT_FD, .idle_ns = 10000 * T_MS, .retry_ns = T_MS,
+	};
+	const size_t expect = 12 * (900 + 2); /* each line echoed with \r\n */
+	uint64_t end_ns, base, from0, to0, n0;
+	struct rsh_tmfifo_chan_stats st;
+	static struct t_seen seen;
+	unsigned int i, work, passes = 0;
+	struct rsh_pump_ep ep;
+	struct rsh_pump p;
+	struct t_end end;
+	struct t_dev t;
+	char line[901];
+	size_t calls;
+	int sv[2];
+
+	(void)state;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	end.fd = sv[0];
+	end.out_calls = 0;
+	t_dev_open(&t);
+	assert_int_equal(rsh_pump_init(&p, &pol), 0);
+	rsh_pump_cons_init(&ep, t.dev, sv[0], sv[0], &t_ops, &end);
+	assert_int_equal(rsh_pump_add(&p, &ep), 0);
+	assert_true(t_pump_until(&p, sv[1], &seen, "(no shell)\r\n", false));
+	/* 12 lines of 900 bytes into the line echo, not through the pump;
+	 * wait until their echo is queued for the host */
+	assert_int_equal(rsh_tmfifo_get_stats(t.dev, RSH_TMFIFO_CONSOLE, &st, NULL), 0);
+	base = st.rx_bytes;
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	for (i = 0; i < 12; i++)
+		assert_int_equal(rsh_tmfifo_console_write(t.dev, line, sizeof(line)),
+				 sizeof(line));
+	end_ns = rsh_mono_ns() + 10000 * T_MS;
+	while (st.rx_bytes - base < expect && rsh_mono_ns() < end_ns) {
+		usleep(1000);
+		assert_int_equal(rsh_tmfifo_get_stats(t.dev, RSH_TMFIFO_CONSOLE, &st, NULL), 0);
+	}
+	assert_int_equal(st.rx_bytes - base, expect);
+	assert_true(expect > 2 * RSH_PUMP_CONS_PASS);
+	/* a key typed meanwhile */
+	assert_int_equal(write(sv[1], "k", 1), 1);
+	from0 = ep.from_dpu;
+	to0 = ep.to_dpu;
+	calls = end.out_calls;
+	work = rsh_pump_work(&p);
+	assert_true(work > 0);
+	assert_int_equal(ep.from_dpu - from0, RSH_PUMP_CONS_PASS);
+	assert_int_equal(end.out_calls - calls, 1);
+	assert_int_equal(ep.to_dpu - to0, 1);
+	assert_false(rsh_pump_prepare(&p, work)); /* the rest waits: no sleep */
+	while (ep.from_dpu - from0 < expect && passes < 100) {
+		n0 = ep.from_dpu;
+		calls = end.out_calls;
+		work = rsh_pump_work(&p);
+		assert_true(ep.from_dpu - n0 <= RSH_PUMP_CONS_PASS);
+		assert_true(end.out_calls - calls <= 1);
+		assert_false(rsh_pump_prepare(&p, work) && ep.from_dpu - from0 < expect);
+		passes++;
+	}
+	assert_int_equal(ep.from_dpu - from0, expect);
+	assert_true(passes >= 2);
+	assert_int_equal(ep.out_dropped, 0);
+	rsh_pump_fini(&p);
+	t_dev_close(&t);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* The owner's wake-up from another thread ends a 10 s sleep. */
 static void *
 t_kicker(void *arg)
@@ -276,6 +361,15 @@ t_kicker(void *arg)
 	usleep(50000);
 	rsh_pump_kick(arg);
 	return NULL;
+}
+
+/* The eventfd is set (a zero-timeout look). */
+static bool
+t_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN) != 0;
 }
 
 static void
@@ -290,14 +384,28 @@ t_wake(enum rsh_pump_wait wait)
 	uint64_t t0, dt;
 
 	assert_int_equal(rsh_pump_init(&p, &pol), 0);
-	/* a stale kick is cleared by the pass, not slept through */
+	/* A kick no wait saw: the pass makes no system call for it (the
+	 * eventfd stays set)... */
 	rsh_pump_kick(&p);
 	assert_int_equal(rsh_pump_work(&p), 0);
+	assert_int_equal(p.wake_reads, 0);
+	assert_true(t_readable(p.wake_fd));
+	/* ...and is not lost: the next wait ends at once, the pass after
+	 * it clears the eventfd */
 	p.idle_since = 0; /* the adaptive policy past its spin and alert */
 	p.backoff_ns = 5000 * T_MS;
 	assert_true(rsh_pump_prepare(&p, 0));
 	assert_int_equal(p.timeout_ns, 10000 * T_MS);
 	assert_int_equal(p.npfd, 1);
+	t0 = rsh_mono_ns();
+	assert_int_equal(rsh_pump_sleep(&p), 1);
+	assert_true(rsh_mono_ns() - t0 < 5000 * T_MS);
+	assert_int_equal(rsh_pump_work(&p), 0);
+	assert_int_equal(p.wake_reads, 1);
+	assert_false(t_readable(p.wake_fd));
+	/* the stale kick cleared: this wait sleeps until the thread's kick */
+	assert_true(rsh_pump_prepare(&p, 0));
+	assert_int_equal(p.timeout_ns, 10000 * T_MS);
 	assert_int_equal(pthread_create(&th, NULL, t_kicker, &p), 0);
 	t0 = rsh_mono_ns();
 	assert_int_equal(rsh_pump_sleep(&p), 1);
@@ -308,6 +416,7 @@ t_wake(enum rsh_pump_wait wait)
 	assert_true(dt < 5000 * T_MS);
 	/* the next pass clears it: a new wait sleeps again (its timeout) */
 	assert_int_equal(rsh_pump_work(&p), 0);
+	assert_int_equal(p.wake_reads, 2);
 	p.pol.idle_ns = p.pol.ceiling_ns = T_MS;
 	p.backoff_ns = T_MS;
 	assert_true(rsh_pump_prepare(&p, 0));
@@ -420,6 +529,7 @@ main(void)
 		cmocka_unit_test(test_both_ways_fd),
 		cmocka_unit_test(test_both_ways_adaptive),
 		cmocka_unit_test(test_output_dropped_counted),
+		cmocka_unit_test(test_console_pass_budget),
 	};
 
 	return cmocka_run_group_tests(tests, rsh_test_eal_setup,
