@@ -31,7 +31,7 @@ rsh_lf_cfg_rd(struct rsh_lf *lf, uint32_t off, uint32_t *v)
 {
 	int rc = lf->low->ops->cfg_read(lf->low, off, v);
 
-	lf->be.stats.reads++;
+	rsh_backend_count(&lf->be.stats.reads, 1);
 	if (rc < 0)
 		lf->st.cfg_errors++;
 	return rc;
@@ -42,7 +42,7 @@ rsh_lf_cfg_wr(struct rsh_lf *lf, uint32_t off, uint32_t v)
 {
 	int rc = lf->low->ops->cfg_write(lf->low, off, v);
 
-	lf->be.stats.writes++;
+	rsh_backend_count(&lf->be.stats.writes, 1);
 	if (rc < 0)
 		lf->st.cfg_errors++;
 	return rc;

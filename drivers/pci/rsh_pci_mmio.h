@@ -50,7 +50,7 @@ rsh_pci_bf1_drain(struct rsh_pci_dev *pd)
 	if (pd->be.gen != RSH_GEN_BF1 || ++pd->posted < RSH_PCI_BF1_POSTED_MAX)
 		return;
 	(void)rte_read64_relaxed(pd->bar + pd->drain_off);
-	pd->be.stats.reads++;
+	rsh_backend_count(&pd->be.stats.reads, 1);
 	pd->posted = 0;
 }
 
@@ -60,7 +60,7 @@ rsh_pci_rd(struct rsh_pci_dev *pd, uint32_t off)
 {
 	if (!rsh_pci_in_bar(pd, off))
 		return UINT64_MAX;
-	pd->be.stats.reads++;
+	rsh_backend_count(&pd->be.stats.reads, 1);
 	pd->posted = 0;
 	return rte_read64(pd->bar + off);
 }
@@ -72,7 +72,7 @@ rsh_pci_wr(struct rsh_pci_dev *pd, uint32_t off, uint64_t v)
 	if (!rsh_pci_in_bar(pd, off))
 		return;
 	rte_write64(v, pd->bar + off);
-	pd->be.stats.writes++;
+	rsh_backend_count(&pd->be.stats.writes, 1);
 	rsh_pci_bf1_drain(pd);
 }
 
@@ -82,7 +82,7 @@ rsh_pci_rd32(struct rsh_pci_dev *pd, uint32_t off)
 {
 	if ((off & 3) != 0 || !rsh_pci_in_bar(pd, off & ~7u))
 		return UINT32_MAX;
-	pd->be.stats.reads++;
+	rsh_backend_count(&pd->be.stats.reads, 1);
 	pd->posted = 0;
 	return rte_read32(pd->bar + off);
 }
@@ -94,7 +94,7 @@ rsh_pci_wr32(struct rsh_pci_dev *pd, uint32_t off, uint32_t v)
 	if ((off & 3) != 0 || !rsh_pci_in_bar(pd, off & ~7u))
 		return;
 	rte_write32(v, pd->bar + off);
-	pd->be.stats.writes++;
+	rsh_backend_count(&pd->be.stats.writes, 1);
 	rsh_pci_bf1_drain(pd);
 }
 

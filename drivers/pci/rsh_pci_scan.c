@@ -98,7 +98,7 @@ rsh_pci_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 		rte_write64_relaxed(w[i], pd->bar + off);
 		rsh_pci_bf1_drain(pd);
 	}
-	pd->be.stats.writes += n;
+	rsh_backend_count(&pd->be.stats.writes, n);
 }
 
 /* ops: n pops of one FIFO data register. Relaxed reads inside the burst;
@@ -119,7 +119,7 @@ rsh_pci_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 	for (i = 0; i < n; i++)
 		w[i] = rte_read64_relaxed(pd->bar + off);
 	rte_io_rmb();
-	pd->be.stats.reads += n;
+	rsh_backend_count(&pd->be.stats.reads, n);
 	pd->posted = 0;
 }
 

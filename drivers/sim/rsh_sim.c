@@ -346,13 +346,6 @@ rsh_sim_reg_write(struct rsh_sim *sim, int reg, uint32_t off, uint64_t v,
 	}
 }
 
-/* Count n MMIO operations (single writer, relaxed). */
-static void
-rsh_sim_count(uint64_t *ctr, unsigned int n)
-{
-	__atomic_store_n(ctr, *ctr + n, __ATOMIC_RELAXED);
-}
-
 /* One 64-bit read at device time now. */
 uint64_t
 rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now)
@@ -360,7 +353,7 @@ rsh_sim_do_read64(struct rsh_backend *be, uint32_t off, uint64_t now)
 	struct rsh_sim *sim = (struct rsh_sim *)be;
 	enum rsh_sim_gate g;
 
-	rsh_sim_count(&be->stats.reads, 1);
+	rsh_backend_count(&be->stats.reads, 1);
 	g = rsh_sim_gate(sim, off, 1, now);
 	if (g != RSH_SIM_OPEN)
 		return rsh_sim_gate_val(sim, g, 1);
@@ -374,7 +367,7 @@ rsh_sim_do_write64(struct rsh_backend *be, uint32_t off, uint64_t v, uint64_t no
 	struct rsh_sim *sim = (struct rsh_sim *)be;
 	enum rsh_sim_gate g;
 
-	rsh_sim_count(&be->stats.writes, 1);
+	rsh_backend_count(&be->stats.writes, 1);
 	g = rsh_sim_gate(sim, off, 1, now);
 	if (g == RSH_SIM_GONE || g == RSH_SIM_RESET)
 		RSH_SIM_ST_ADD(sim, ignored_writes, 1);
@@ -394,7 +387,7 @@ rsh_sim_do_write_fifo(struct rsh_backend *be, uint32_t off, const uint64_t *w,
 	unsigned int i, k;
 	int reg;
 
-	rsh_sim_count(&be->stats.writes, n);
+	rsh_backend_count(&be->stats.writes, n);
 	g = rsh_sim_gate(sim, off, n, now);
 	if (g == RSH_SIM_GONE || g == RSH_SIM_RESET)
 		RSH_SIM_ST_ADD(sim, ignored_writes, n);
@@ -424,7 +417,7 @@ rsh_sim_do_read_fifo(struct rsh_backend *be, uint32_t off, uint64_t *w,
 	unsigned int i, k;
 	int reg;
 
-	rsh_sim_count(&be->stats.reads, n);
+	rsh_backend_count(&be->stats.reads, n);
 	g = rsh_sim_gate(sim, off, n, now);
 	if (g != RSH_SIM_OPEN) {
 		uint64_t v = rsh_sim_gate_val(sim, g, n);

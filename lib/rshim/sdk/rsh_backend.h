@@ -125,8 +125,21 @@ struct rsh_backend {
 	 * 1 the reference daemon's as its code behaves (bench baseline). */
 	uint8_t lf_seq;
 	struct rsh_mmio_stats stats; /* every backend counts its MMIO
-				      * (a livefish gateway: config cycles) */
+				      * (a livefish gateway: config cycles),
+				      * with rsh_backend_count() */
 };
+
+/*
+ * Add n to one of a backend's counters. The owning thread is the only
+ * writer; other threads read them (rsh_dev_get_stats, xstats) with
+ * relaxed loads, so the store is relaxed-atomic: no lock, no read-modify-
+ * write instruction, and no torn value for the readers.
+ */
+static inline void
+rsh_backend_count(uint64_t *ctr, uint64_t n)
+{
+	__atomic_store_n(ctr, __atomic_load_n(ctr, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
 
 /* A backend driver: matches device strings and probes devices. */
 struct rsh_backend_driver {
