@@ -318,11 +318,6 @@ void rsh_poller_get_stats(const struct rsh_poller *p, struct rsh_poller_stats *s
  */
 uint64_t rsh_poller_get_cpu_ns(const struct rsh_poller *p);
 
-/** How the boot engine refills the FIFO. */
-enum rsh_boot_policy {
-	RSH_BOOT_POLICY_CREDIT = 0, /**< rshim-pmd: credit-based, rate aware */
-};
-
 /** Boot push options. */
 struct rsh_boot_opts {
 	uint64_t stall_timeout_ms; /**< no FIFO progress this long: -ETIMEDOUT
@@ -332,7 +327,6 @@ struct rsh_boot_opts {
 				     *   0.5 s, or what the backend says) */
 	bool skip_reset;           /**< BOOT_RESET_SKIP: no BOOT_CONTROL=0, no
 				     *   reset key */
-	enum rsh_boot_policy policy;
 	/** Boot FIFO depth the push assumes, words: 0 = the generation's
 	 *  (BlueField-3 1024, BlueField-1/2 512, hardware-notes §D6.1); 512
 	 *  is the fallback for a BlueField-3 that turns out shallower. */

@@ -250,6 +250,7 @@ rsh_bench_pmd_extra(struct rsh_dev *dev, struct rsh_poller *p, struct rsh_bench_
 void
 rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res *r)
 {
+	struct rsh_poll_opts po = app->poll;
 	struct rsh_boot_opts bo = app->boot;
 	struct rsh_bench_snap a, z;
 	struct rsh_poller *p = NULL;
@@ -258,10 +259,7 @@ rsh_bench_run_pmd(struct rsh_app *app, const uint8_t *pat, struct rsh_bench_res 
 	struct rsh_boot *b;
 	char devstr[160];
 
-	struct rsh_poll_opts po = app->poll;
-
 	rsh_bench_devstr(&r->cfg, devstr, sizeof(devstr));
-	bo.policy = RSH_BOOT_POLICY_CREDIT;
 	bo.reset_delay_ms = -1;
 	if (r->cfg.pace != RSH_BENCH_PACE_DEFAULT)
 		po.no_rt_boost = true;

@@ -29,7 +29,6 @@ rsh_boot_opts_default(struct rsh_boot_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->stall_timeout_ms = 300000;
 	o->reset_delay_ms = -1;
-	o->policy = RSH_BOOT_POLICY_CREDIT;
 }
 
 /*
@@ -106,8 +105,6 @@ rsh_boot_alloc_pipe(struct rsh_boot *b)
 	unsigned int size = rte_align32pow2(RSH_BOOT_NCHUNKS + 1);
 	int err = 0;
 
-	b->chunk_bytes = b->opts.policy == RSH_BOOT_POLICY_REFERENCE ?
-			 RSH_BOOT_REF_CHUNK : RSH_BOOT_CHUNK;
 	snprintf(name, sizeof(name), "rsh_boot_mp%u", id);
 	/* Hugepage-backed when EAL has hugepages; plain memory on --no-huge. */
 	b->pool = rte_mempool_create(name, RSH_BOOT_NCHUNKS,
@@ -227,9 +224,9 @@ rsh_boot_chunk_us(const struct rsh_boot *b)
 	uint64_t el = rsh_now() - b->start_tsc;
 	double us;
 
-	if (pushed < b->chunk_bytes || el == 0)
+	if (pushed < RSH_BOOT_CHUNK || el == 0)
 		return 50;
-	us = (double)b->chunk_bytes * rsh_cyc_s(el) / pushed * 1e6;
+	us = (double)RSH_BOOT_CHUNK * rsh_cyc_s(el) / pushed * 1e6;
 	return (unsigned int)RTE_MAX(RTE_MIN(us, 5000.0), 10.0);
 }
 
@@ -259,28 +256,6 @@ rsh_boot_get_chunk(struct rsh_boot *b, struct rsh_boot_chunk **c)
 	return 0;
 }
 
-/*
- * Wait until the poll lcore consumed every queued chunk (reference
- * policy). Stands in for the reference daemon's blocking hand-off: naps
- * from 1 us doubling to 1 ms, so the wake-up is late by at most the time
- * already waited.
- */
-static int
-rsh_boot_wait_drained(struct rsh_boot *b)
-{
-	unsigned int nap = 1;
-
-	while (__atomic_load_n(&b->chunks_done, __ATOMIC_ACQUIRE) != b->chunks_queued) {
-		int rc = rsh_boot_status(b);
-
-		if (rc < 0)
-			return rc;
-		rsh_boot_ctl_sleep_us(b, nap);
-		nap = RTE_MIN(nap * 2, 1000u);
-	}
-	return 0;
-}
-
 /* Hand the filled chunk to the poll lcore. */
 static int
 rsh_boot_flush(struct rsh_boot *b)
@@ -300,8 +275,6 @@ rsh_boot_flush(struct rsh_boot *b)
 	rte_ring_enqueue(b->to_poll, c);
 	/* A poll loop that ran out of chunks may be dozing: wake it. */
 	rsh_dev_kick(b->dev);
-	if (b->opts.policy == RSH_BOOT_POLICY_REFERENCE)
-		return rsh_boot_wait_drained(b);
 	return 0;
 }
 
@@ -322,7 +295,7 @@ rsh_boot_room(struct rsh_boot *b, uint8_t **dst, size_t *room)
 			return rc;
 	}
 	*dst = (uint8_t *)b->fill->words + b->fill->len;
-	*room = b->chunk_bytes - b->fill->len;
+	*room = RSH_BOOT_CHUNK - b->fill->len;
 	return 0;
 }
 
@@ -331,7 +304,7 @@ static int
 rsh_boot_filled(struct rsh_boot *b, size_t n)
 {
 	b->fill->len += n;
-	return b->fill->len == b->chunk_bytes ? rsh_boot_flush(b) : 0;
+	return b->fill->len == RSH_BOOT_CHUNK ? rsh_boot_flush(b) : 0;
 }
 
 /* Queue bytes into chunks. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Boot engine, poll-lcore side: credit-based streaming into the boot FIFO
- * (hardware-notes §3.3) with a drain-rate-aware wait,
- * and the reference daemon's policy as a benchmark baseline. Never sleeps
+ * (hardware-notes §3.3) with a drain-rate-aware wait. (The reference
+ * daemon's refill, the benchmarks' baseline, is modelled in lib/bench.)
+ * Never sleeps
  * itself: it tells the poll loop how long it may sleep.
  */
 #include <errno.h>
@@ -34,8 +35,6 @@
  * minutes. 10 ms keeps a stalled device at 100 reads a second.
  */
 #define RSH_BOOT_WAIT_MAX_NS 10000000ull
-/* The reference daemon's sleep when the FIFO is full, §3.3. */
-#define RSH_BOOT_REF_SLEEP_NS 1000000ull
 
 /* Publish the end of the job and let go of it (the last touch of b). */
 static unsigned int
@@ -101,8 +100,6 @@ rsh_boot_chunk_done(struct rsh_boot *b)
 {
 	rte_ring_enqueue(b->free, b->cur);
 	b->cur = NULL;
-	/* Pairs with the acquire load in rsh_boot_wait_drained(). */
-	__atomic_store_n(&b->chunks_done, b->chunks_done + 1, __ATOMIC_RELEASE);
 }
 
 /* Fold the words drained since the last count read into the rate. */
@@ -276,39 +273,6 @@ rsh_boot_poll_credit(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 			      RTE_MIN(b->credit, b->cur_words - b->cur_word));
 }
 
-/*
- * The reference daemon (§3.3): read the count, write what fits; when
- * nothing fits, sleep 1 ms. The 16 KiB synchronous hand-off is done by
- * the main lcore side.
- */
-static unsigned int
-rsh_boot_poll_ref(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
-{
-	uint32_t count;
-	int rc;
-
-	if (now < b->ref_next) {
-		uint64_t ns = rsh_cyc_ns(b->ref_next - now);
-
-		if (ns < *sleep_ns)
-			*sleep_ns = ns;
-		return 0;
-	}
-	rc = rsh_boot_read_count(b, now, &count);
-	if (rc < 0)
-		return rsh_boot_finish(b, now, rc);
-	if (b->credit == 0) {
-		if (rsh_boot_timed_out(b, now))
-			return rsh_boot_finish(b, now, -ETIMEDOUT);
-		b->ref_next = now + rsh_ns_cyc(RSH_BOOT_REF_SLEEP_NS);
-		rsh_boot_note_wait(b, RSH_BOOT_REF_SLEEP_NS, sleep_ns);
-		return 0;
-	}
-	rc = rsh_boot_burst(b, now, RTE_MIN(b->credit, b->cur_words - b->cur_word));
-	b->credit = 0;
-	return rc;
-}
-
 /* Poll-lcore hook: move boot words for the device's running push. */
 unsigned int
 rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
@@ -327,8 +291,6 @@ rsh_boot_poll(struct rsh_dev *dev, uint64_t now, uint64_t *sleep_ns)
 		if (!rsh_boot_next_chunk(b, now))
 			return closing ? rsh_boot_finish(b, now, 0) : 0;
 	}
-	if (b->opts.policy == RSH_BOOT_POLICY_REFERENCE)
-		return rsh_boot_poll_ref(b, now, sleep_ns);
 	return rsh_boot_poll_credit(b, now, sleep_ns);
 }
 

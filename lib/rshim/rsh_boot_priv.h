@@ -15,13 +15,7 @@
 
 #include "rsh_dev_priv.h"
 
-/* The refill of NVIDIA's rshim daemon (hardware-notes §3.3): 16 KiB
- * synchronous hand-offs, 1 ms sleep whenever the FIFO is full. Not for
- * users: the tests compare rshim-pmd's policy with it. */
-#define RSH_BOOT_POLICY_REFERENCE ((enum rsh_boot_policy)1)
-
 #define RSH_BOOT_CHUNK (64u * 1024u)     /* bytes per hand-off chunk */
-#define RSH_BOOT_REF_CHUNK (16u * 1024u) /* the reference daemon's, §3.3 */
 #define RSH_BOOT_NCHUNKS 64u             /* 4 MiB in flight at most */
 /*
  * Credit per BOOT_FIFO_COUNT read: depth - count - 3 words (§3.3), the
@@ -49,7 +43,7 @@ struct rsh_boot_chunk {
 /*
  * A running push. Who writes what:
  *  - control path / main lcore: opts, dev, pool, to_poll, fill,
- *    chunks_queued, chunk_bytes, start_tsc, stall_cycles, mmio_start,
+ *    chunks_queued, start_tsc, stall_cycles, mmio_start,
  *    bytes_queued, pad_bytes; the flags cancel and closing (release).
  *  - poll lcore: everything under "poll lcore" and the published
  *    status/finished/end_tsc and counters (relaxed, or release where noted).
@@ -60,7 +54,6 @@ struct rsh_boot {
 	struct rte_mempool *pool;
 	struct rte_ring *to_poll;      /* filled chunks, main -> poll (SP/SC) */
 	struct rte_ring *free;         /* empty chunks, back to main (MP/SC) */
-	uint32_t chunk_bytes;
 	struct rsh_boot_chunk *fill;   /* main: chunk being filled */
 	uint64_t chunks_queued;        /* main */
 	uint64_t start_tsc;
@@ -81,7 +74,6 @@ struct rsh_boot {
 	int status;                    /* 0 or -errno (release) */
 	uint32_t finished;             /* 1 once the poll lcore let go (release) */
 	uint64_t end_tsc;
-	uint64_t chunks_done;          /* release: pairs with wait_drained */
 	uint64_t bytes_queued;
 	uint64_t pad_bytes;
 	uint64_t words_pushed;
@@ -108,7 +100,6 @@ struct rsh_boot {
 	uint64_t win_drained;
 	double rate;                   /* words per timer cycle, 0 = unknown */
 	uint64_t backoff_ns;
-	uint64_t ref_next;             /* reference policy: sleep until */
 };
 
 /*
