@@ -86,7 +86,5 @@ rsh_bench_xstats_by_name(const struct rsh_dev *dev, const char *const *names,
 unsigned int
 rsh_bench_boot_credit(enum rsh_gen gen)
 {
-	uint32_t depth = gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
-
-	return depth - RSH_BOOT_FIFO_RESERVE;
+	return rsh_boot_fifo_depth(gen) - RSH_BOOT_FIFO_RESERVE;
 }

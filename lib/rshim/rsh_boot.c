@@ -45,7 +45,7 @@ rsh_boot_fifo_words(const struct rsh_dev *dev, const struct rsh_boot_opts *o)
 {
 	if (o->fifo_words != 0)
 		return o->fifo_words;
-	return dev->be->gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+	return rsh_boot_fifo_depth(dev->be->gen);
 }
 
 /* Wait on the control path for the poll lcore (never while data moves). */

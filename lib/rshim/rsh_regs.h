@@ -92,6 +92,14 @@ enum rsh_chan {
 #define RSH_BAD_ACCESS2 0xBADACCE55ull
 #define RSH_ALL_ONES UINT64_MAX
 
+/* Boot FIFO depth of a generation, words: 1024 on BlueField-3 (§D6.1),
+ * 512 on BlueField-1/2. */
+static inline uint32_t
+rsh_boot_fifo_depth(enum rsh_gen gen)
+{
+	return gen == RSH_GEN_BF3 ? RSH_BF3_BOOT_FIFO_DEPTH : RSH_BOOT_FIFO_SIZE;
+}
+
 /* True when a read returned one of the "not reachable" patterns, §1.4. */
 static inline bool
 rsh_reg_val_is_bad(uint64_t v)
