@@ -21,6 +21,7 @@
 #include <rsh.h>
 
 #define RSH_INFO_LOG_MAX 32
+#define RSH_INFO_XSTATS_MAX 128
 
 /* The registers printed, by public name. */
 static const enum rsh_reg rsh_info_regs[] = {
@@ -52,6 +53,27 @@ rsh_info_print_dev(struct rsh_dev *dev)
 	rsh_dev_get_stats(dev, &st);
 	printf("mmio:     %" PRIu64 " reads, %" PRIu64 " writes\n",
 	       st.reads, st.writes);
+	return 0;
+}
+
+/* Print the device's extended statistics: the driver's MMIO counts and
+ * whatever its backend counts (the emulator: sim_*). */
+static int
+rsh_info_print_xstats(struct rsh_dev *dev)
+{
+	static struct rsh_xstat_name names[RSH_INFO_XSTATS_MAX];
+	static struct rsh_xstat vals[RSH_INFO_XSTATS_MAX];
+	int n, i;
+
+	n = rsh_dev_xstats_get_names(dev, names, RSH_INFO_XSTATS_MAX);
+	if (n < 0 || n > RSH_INFO_XSTATS_MAX ||
+	    rsh_dev_xstats_get(dev, vals, (unsigned int)n) != n) {
+		fprintf(stderr, "rshim-info: extended statistics unavailable\n");
+		return n < 0 ? n : -1;
+	}
+	printf("xstats:   %d\n", n);
+	for (i = 0; i < n; i++)
+		printf("  %-30s %" PRIu64 "\n", names[vals[i].id].name, vals[i].value);
 	return 0;
 }
 
@@ -104,6 +126,8 @@ main(int argc, char **argv)
 	rc = rsh_info_print_dev(dev);
 	if (rc == 0)
 		rc = rsh_info_print_log(dev);
+	if (rc == 0)
+		rc = rsh_info_print_xstats(dev);
 	rsh_dev_close(dev);
 	rte_eal_cleanup();
 	return rc == 0 ? 0 : 3;

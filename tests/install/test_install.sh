@@ -107,6 +107,11 @@ for ex in rshim-info rshim-info-static; do
 			-- "sim:bf$gen" 2>&1) || fail "$ex sim:bf$gen exit $?: $out"
 		grep -q "model: *BlueField-$gen" <<<"$out" || fail "$ex sim:bf$gen: $out"
 		grep -q '^BOOT_CONTROL ' <<<"$out" || fail "$ex sim:bf$gen: no register: $out"
+		# Extended statistics through the installed API: the core's MMIO
+		# read count saw the register reads above; the emulator adds its own.
+		reads=$(awk '$1 == "mmio_reads" {print $2}' <<<"$out")
+		[ "${reads:-0}" -ge 4 ] || fail "$ex sim:bf$gen: no mmio_reads xstat: $out"
+		grep -q '^  sim_' <<<"$out" || fail "$ex sim:bf$gen: no emulator xstats: $out"
 	done
 	set +e
 	out=$(LD_LIBRARY_PATH=$libdir "$tmp/ex/$ex" "${eal[@]}" -- sim:bf9 2>&1)
