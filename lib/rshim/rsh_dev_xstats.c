@@ -72,6 +72,10 @@ rsh_dev_xstats_fill(const struct rsh_dev *dev, struct rsh_xstat *xs, unsigned in
 		k = be->ops->xstats_get(be, v + have, total - have);
 		if (k < 0)
 			return k;
+		/* More values than this backend has names: refuse before the
+		 * next backend is handed room that is not there. */
+		if ((unsigned int)k > total - have)
+			return -EIO;
 		have += (unsigned int)k;
 	}
 	/* A backend whose values and names disagree in number would shift

@@ -168,19 +168,21 @@ rsh_poller_submit(struct rsh_poller *p, struct rsh_cmd *c)
 	return queued;
 }
 
-/* CPU time of the loop's thread, ns (0 before it ran, 0 without one). */
+/*
+ * CPU time of the loop's thread, ns: its clock while it runs, else what
+ * it had used when it last ended (0 before it ran, 0 without a thread).
+ * A thread that ends between the check and the read makes its clock
+ * invalid (EINVAL): the value it left is used then.
+ */
 uint64_t
 rsh_poller_get_cpu_ns(const struct rsh_poller *p)
 {
-	struct timespec ts;
-	clockid_t cid;
+	uint64_t ns;
 
-	if (!__atomic_load_n(&p->thread_set, __ATOMIC_ACQUIRE))
-		return 0;
-	if (pthread_getcpuclockid(p->thread, &cid) != 0 ||
-	    clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (__atomic_load_n(&p->thread_set, __ATOMIC_ACQUIRE) && p->cpu_clock_ok &&
+	    rsh_poller_clock_ns(p->cpu_clock, &ns) == 0)
+		return ns;
+	return __atomic_load_n(&p->cpu_ns_end, __ATOMIC_RELAXED);
 }
 
 /* Pass counters of the loop (any thread, relaxed loads; no system call). */

@@ -218,8 +218,10 @@ static int
 rsh_poller_loop(void *arg)
 {
 	struct rsh_poller *p = arg;
+	uint64_t ns;
 
 	p->thread = pthread_self();
+	p->cpu_clock_ok = pthread_getcpuclockid(p->thread, &p->cpu_clock) == 0;
 	__atomic_store_n(&p->thread_set, 1, __ATOMIC_RELEASE);
 	/* Sleeps are sized to the device's drain time: keep them exact. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* 1 ns: the least (0 means the default) */
@@ -242,6 +244,8 @@ rsh_poller_loop(void *arg)
 		rsh_poller_idle(p, hint);
 	}
 	rsh_poll_rt_stop(&p->rt);
+	if (p->cpu_clock_ok && rsh_poller_clock_ns(p->cpu_clock, &ns) == 0)
+		__atomic_store_n(&p->cpu_ns_end, ns, __ATOMIC_RELAXED);
 	/* Pairs with the acquire load in rsh_poller_stop(). */
 	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);
 	return 0;

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <rte_ring.h>
 
@@ -100,6 +101,18 @@ void rsh_poll_rt_stop(struct rsh_poll_rt *rt);
 /* First guess of how much a nanosleep overshoots; then measured. */
 #define RSH_POLL_OVERSLEEP_INIT_NS 20000ull
 
+/* A CPU clock's reading, ns. @return 0, or -1 (e.g. its thread ended). */
+static inline int
+rsh_poller_clock_ns(clockid_t cid, uint64_t *ns)
+{
+	struct timespec ts;
+
+	if (clock_gettime(cid, &ts) != 0)
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
 /*
  * A poller. devs and n_devs belong to the loop while it runs (changed by
  * attach/detach commands) and to the control thread otherwise. run is the
@@ -133,6 +146,12 @@ struct rsh_poller {
 	 * cannot see inside rte_eal_wait_lcore). */
 	uint32_t exited;
 	pthread_t thread;
+	/* The loop thread's CPU clock, taken by the loop itself (valid while
+	 * thread_set), and its CPU time when it last ended (relaxed): readers
+	 * never name a thread that may already be joined. */
+	clockid_t cpu_clock;
+	bool cpu_clock_ok;
+	uint64_t cpu_ns_end;
 	/* Loop-private back-off state. */
 	uint64_t idle_since;
 	uint64_t backoff_ns;

@@ -40,9 +40,10 @@ rsh_devstr_agrees(const char *val, size_t vlen, const char *want)
 	 * valid ones. */
 	if (vlen == 0)
 		return true;
-	if (strcmp(want, "1") != 0)
-		return strlen(want) == vlen && strncmp(val, want, vlen) == 0;
 	snprintf(v, sizeof(v), "%.*s", (int)vlen, val);
+	if (strcmp(want, "1") != 0)
+		return strcmp(v, want) == 0 || (strcmp(v, "vfio") != 0 &&
+			strcmp(v, "uio") != 0 && strcmp(v, "direct") != 0);
 	return rsh_parse_bool(v, &b) < 0 || b;
 }
 

@@ -111,6 +111,9 @@ test_devstr_bad_value_left_to_backend(void **state)
 	assert_int_equal(rsh_t_pci("0000:03:00.2,force-id=maybe,mapping=",
 				   &rsh_t_app_vfio_force, buf, sizeof(buf), err), 0);
 	assert_string_equal(buf, "0000:03:00.2,force-id=maybe,mapping=");
+	assert_int_equal(rsh_t_pci("0000:03:00.2,mapping=vfoi",
+				   &rsh_t_app_vfio_force, buf, sizeof(buf), err), 0);
+	assert_string_equal(buf, "0000:03:00.2,mapping=vfoi,force-id=1");
 }
 
 /* Too long: one line saying what is wrong and what to give. */
