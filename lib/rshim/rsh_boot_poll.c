@@ -246,6 +246,17 @@ rsh_boot_poll_credit(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 	int rc;
 
 	if (b->credit == 0) {
+		/* The loop woke before the wait this push planned (another
+		 * service's ceiling, e.g. TM FIFO channels attached, or a
+		 * command): the FIFO has not drained enough yet by the rate
+		 * seen, so keep the plan and read the count when it ends. */
+		if (now < b->next_read) {
+			uint64_t left = rsh_cyc_ns(b->next_read - now);
+
+			if (left < *sleep_ns)
+				*sleep_ns = left;
+			return 0;
+		}
 		rc = rsh_boot_read_count(b, now, &count);
 		if (rc < 0)
 			return rsh_boot_finish(b, now, rc);
@@ -255,6 +266,7 @@ rsh_boot_poll_credit(struct rsh_boot *b, uint64_t now, uint64_t *sleep_ns)
 				return rsh_boot_finish(b, now, -ETIMEDOUT);
 			/* Credit stays known; it is re-read after the wait. */
 			b->credit = 0;
+			b->next_read = now + rsh_ns_cyc(wait);
 			rsh_boot_note_wait(b, wait, sleep_ns);
 			return 0;
 		}

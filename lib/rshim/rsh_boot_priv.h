@@ -95,6 +95,7 @@ struct rsh_boot {
 	bool waiting;                  /* in a FIFO-full episode */
 	bool starved;                  /* waiting for the file, not the device */
 	uint64_t ref_tsc;              /* time of the last count read */
+	uint64_t next_read;            /* no count read before: the planned wait's end */
 	uint64_t last_progress;        /* device drained or accepted words */
 	uint64_t win_cycles;           /* rate window */
 	uint64_t win_drained;

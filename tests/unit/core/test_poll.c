@@ -219,11 +219,61 @@ test_credit_arithmetic(void **state)
 	rsh_dev_close(dev);
 }
 
+/*
+ * A planned wait is kept: a pass that decided to wait for the FIFO to
+ * drain reads BOOT_FIFO_COUNT again only when that wait ends, however
+ * often the loop wakes before it (TM FIFO channels, commands), and asks
+ * the loop to sleep no longer than what is left of it.
+ */
+static void
+test_wait_kept(void **state)
+{
+	uint64_t sleep_ns = UINT64_MAX, now, reads;
+	struct rsh_t_mock *m;
+	struct rsh_dev *dev;
+	struct rsh_t_job j;
+
+	(void)state;
+	rsh_clock_virtual_set(true);
+	assert_int_equal(rsh_dev_open("mock:bf2", NULL, &dev), 0);
+	m = rsh_t_mock_of(dev);
+	rsh_t_job_init(&j, dev, 4096);
+	/* A full FIFO and no rate yet: the push backs off. */
+	*rsh_t_reg(m, RSH_BOOT_FIFO_COUNT) = RSH_BOOT_FIFO_SIZE - RSH_BOOT_FIFO_RESERVE;
+	now = rsh_now();
+	assert_int_equal(rsh_boot_poll(dev, now, &sleep_ns), 0);
+	reads = m->count_reads;
+	assert_int_equal(reads, 1);
+	assert_true(sleep_ns > 0 && sleep_ns < UINT64_MAX);
+	assert_true(j.b.next_read > now);
+	/* Early wake-ups, before the wait ends: no register access, and a
+	 * sleep hint that ends with the wait. */
+	for (uint64_t t = now; t < j.b.next_read; t += (j.b.next_read - now) / 4 + 1) {
+		uint64_t s = UINT64_MAX;
+
+		assert_int_equal(rsh_boot_poll(dev, t, &s), 0);
+		assert_int_equal(m->count_reads, reads);
+		assert_true(s <= rsh_cyc_ns(j.b.next_read - t));
+	}
+	/* The wait over and the FIFO drained: the count is read, words go. */
+	*rsh_t_reg(m, RSH_BOOT_FIFO_COUNT) = 0;
+	m->wlog_n = 0;
+	sleep_ns = UINT64_MAX;
+	assert_true(rsh_boot_poll(dev, j.b.next_read, &sleep_ns) > 0);
+	assert_int_equal(m->count_reads, reads + 1);
+	assert_true(rsh_t_writes_to(m, RSH_BOOT_FIFO_DATA) > 0);
+	__atomic_store_n(&rsh_dev_boot_state(dev)->push, NULL, __ATOMIC_RELEASE);
+	rsh_t_job_free(&j);
+	rsh_dev_close(dev);
+	rsh_clock_virtual_set(false);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_credit_arithmetic),
+		cmocka_unit_test(test_wait_kept),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_wakeup),
 	};
