@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # vm suite, guest side, no IOMMU at all: vfio-pci cannot take the
 # function (the binder says what to do), uio_pci_generic and direct
-# resource0 mapping push and run the console.
+# resource0 mapping (a devarg of the device string) push and run the console.
 . "$(dirname "$0")/guest_lib.sh"
 D=${BDF[0]}
 [ -z "$(ls /sys/kernel/iommu_groups 2>/dev/null)" ] && pass "no IOMMU groups in this guest" ||
@@ -22,7 +22,11 @@ layer "doctor: uio rshim layer" rshim ok "answers"
 push_console uio "$D"
 grep -q "using uio mapping" "$W/uio.out" && pass "uio: the UIO mapping was used" || fail "uio: mapping: $(grep -i mapping "$W/uio.out")"
 "$PY" "$SRC/usertools/rshim-devbind.py" -u "$D" >/dev/null
-push_console direct "$D" --mapping direct
+# The mapping as a devarg of the device string (0000:00:04.0,mapping=direct);
+# a misspelt one gets one line naming the valid keys.
+one_line "a misspelt PCI devarg: one line, the valid keys" 4 "unknown PCI option 'maping'; valid: mapping, force-id" 60 \
+	"$APP" --quiet --device "$D,maping=direct" --reg BOOT_CONTROL
+push_console direct "$D,mapping=direct"
 grep -q "direct resource0 mapping" "$W/direct.out" && pass "direct: resource0 was mapped" ||
 	fail "direct: mapping: $(grep -i mapping "$W/direct.out")"
 finish
