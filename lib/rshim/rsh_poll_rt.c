@@ -42,11 +42,9 @@
 static uint64_t
 rsh_rt_os_cpu_ns(void)
 {
-	struct timespec ts;
+	uint64_t ns;
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return rsh_poller_clock_ns(CLOCK_THREAD_CPUTIME_ID, &ns) == 0 ? ns : 0;
 }
 
 /* The calling thread's nice (0 when it cannot be read). */
