@@ -58,6 +58,55 @@ def wait_for(pred, timeout=30.0, step=0.05):
         time.sleep(step)
 
 
+def proc_wait_state(pid):
+    """What a process waits in, for a test's timing: its kernel stack's
+    function names (root reads /proc/PID/stack) and the bytes its write(2)
+    calls returned so far; ([], -1) once it is gone."""
+    try:
+        try:
+            with open("/proc/%d/stack" % pid) as f:
+                frames = [ln.split()[1].split("+")[0] for ln in f if len(ln.split()) > 1]
+        except OSError:  # no stack traces: the wait channel and the call
+            with open("/proc/%d/wchan" % pid) as f:
+                frames = [f.read().strip()]
+            with open("/proc/%d/syscall" % pid) as f:
+                nr = f.read().split()[0]
+            if nr == {"x86_64": "1", "aarch64": "64"}.get(os.uname().machine):
+                frames.append("vfs_write")
+        with open("/proc/%d/io" % pid) as f:
+            io = dict(ln.split(":") for ln in f if ":" in ln)
+        return frames, int(io["wchar"])
+    except (OSError, KeyError, ValueError):
+        return [], -1
+
+
+def blocked_in_fuse_write(pid, settle=0.5):
+    """True when pid sits in a FUSE write(2) that is not moving: in the
+    request wait under vfs_write, its written-byte count the same over
+    settle seconds. A signal then reaches the service as an interrupt of
+    that write, not as a close after a write that finished."""
+    def stuck(frames):
+        return "request_wait_answer" in frames and "vfs_write" in frames
+    frames, wchar = proc_wait_state(pid)
+    if not stuck(frames):
+        return False
+    time.sleep(settle)
+    frames2, wchar2 = proc_wait_state(pid)
+    return stuck(frames2) and wchar2 == wchar
+
+
+def proc_dump(pid):
+    """A process's wait state, for a failure message."""
+    out = ""
+    for f in ("wchan", "stack", "syscall"):
+        try:
+            with open("/proc/%d/%s" % (pid, f)) as fh:
+                out += "--- /proc/%d/%s\n%s\n" % (pid, f, fh.read())
+        except OSError as e:
+            out += "--- /proc/%d/%s: %s\n" % (pid, f, e)
+    return out
+
+
 class Service:
     """One rshim-pmd process."""
 

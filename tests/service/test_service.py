@@ -25,8 +25,9 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svc_helper import (DEMO, Service, dpu_netns, finish, fuse_missing, misc_lines,  # noqa: E402
-                        misc_write, push, read_until, wait_for)
+from svc_helper import (DEMO, Service, blocked_in_fuse_write, dpu_netns, finish,  # noqa: E402
+                        fuse_missing, misc_lines, misc_write, proc_dump, push, read_until,
+                        wait_for)
 
 IOC_READ, IOC_WRITE = 0xC00C5200, 0xC00C5201
 IOC_READ2, IOC_WRITE2 = 0xC00D5200, 0xC00D5201
@@ -194,9 +195,20 @@ class ServiceTest(unittest.TestCase):
             st = s.telemetry("/rshim/stats,%d" % BASE)["/rshim/stats"]
             return st["boot_bytes_pushed"] >= 256 << 10
         self.assertTrue(wait_for(stalled, 30), s.text())
+        # The signal must find dd inside a write the stall holds: one that
+        # lands between two writes (the chunks still had room) is handled
+        # by dd, whose close then waits for the push like any close, up to
+        # BOOT_TIMEOUT — correct, but not what this case checks.
+        self.assertTrue(wait_for(lambda: blocked_in_fuse_write(p.pid), 30),
+                        "dd should be stuck in the stall\n" + proc_dump(p.pid) + s.text())
         self.assertIsNone(p.poll(), "dd should be stuck in the stall")
         p.send_signal(signal.SIGINT)
-        p.wait(30)
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            dump = proc_dump(p.pid)
+            p.kill()
+            self.fail("dd did not end on SIGINT\n" + dump + s.text())
         self.assertNotEqual(p.returncode, 0)
         self.assertTrue(wait_for(lambda: "audit:" in s.text() and
                                  "boot push end:" in s.text(), 30), s.text())
