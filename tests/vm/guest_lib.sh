@@ -8,6 +8,7 @@ W=/tmp/vmw
 mkdir -p "$W"
 read -r -a BDF <<<"$RSHIM_VM_BDFS"
 PY=/usr/bin/python3
+. "$(dirname "${BASH_SOURCE[0]}")/../common/rsh_ping.sh"
 
 pass() { echo "ok: $*"; passes=$((passes + 1)); }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -84,8 +84,7 @@ kill "$cat_pid"; wait "$cat_pid"
 exec 4>&-
 ip addr add 192.168.100.1/24 dev tmfifo_net0 && ip link set tmfifo_net0 up
 if wait_for 30 ping -c 1 -W 1 192.168.100.2; then
-	out=$(ping -c 20 -i 0.05 -q 192.168.100.2 2>&1)
-	grep -q " 0% packet loss" <<<"$out" && pass "tmfifo_net0: ping 20 to the DPU, 0% loss" || fail "ping: $out"
+	out=$(ping_every 20 -i 0.05 192.168.100.2) && pass "tmfifo_net0: ping 20 to the DPU, every one answered" || fail "ping: $out"
 else
 	fail "tmfifo_net0: no answer from 192.168.100.2: $(ip addr show tmfifo_net0 2>&1)"
 fi

@@ -16,6 +16,7 @@ fails=0 passes=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 pass() { echo "ok: $*"; passes=$((passes + 1)); }
 skip() { echo "SKIP: $*"; exit 77; }
+. "$(dirname "$0")/../../common/rsh_ping.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (TAP device, network namespaces)"
 for c in ip ping python3 sha256sum setpriv; do
@@ -123,23 +124,6 @@ stat_ge() {
 	local v
 	v=$(grep -o "$2=[0-9]*" "$tmp/err" | head -1 | cut -d= -f2)
 	[ -n "$v" ] && [ "$v" -ge "$3" ] && pass "$1 ($2=$v)" || fail "$1: $2=${v:-none}, want >= $3"
-}
-
-# ping_every N ARGS...: ping -c N ARGS (a prefix such as "ip netns exec NS"
-# goes before ping through $ping_in); prints what went wrong and fails
-# unless every request 1..N was answered. With -w, ping runs until N
-# replies came and keeps sending while they are late, so "transmitted"
-# can exceed "received" on a loaded host with nothing lost: the answered
-# sequence numbers are what shows a dropped frame.
-ping_in=
-ping_every() {
-	local n=$1 out missing; shift
-	out=$($ping_in ping -n -c "$n" -w 120 "$@" 2>&1)
-	missing=$(comm -23 <(seq 1 "$n" | sort) \
-		<(grep -o 'icmp_seq=[0-9]*' <<<"$out" | cut -d= -f2 | sort -u))
-	[ -z "$missing" ] && return 0
-	echo "no reply to icmp_seq $(echo $missing | cut -c1-60); $(tail -2 <<<"$out" | tr '\n' ' ')"
-	return 1
 }
 
 for gen in bf2 bf3; do
